@@ -1,0 +1,54 @@
+"""vLLM offline engine (``vllm.LLM``) for GPU users at scale: n samples per prompt in one call.
+
+vLLM is optional and not installed on CPU machines; constructing the backend without it raises an
+ImportError that says what to do. Scaling beyond one GPU uses vLLM itself, not a scheduler here:
+
+* one node, several GPUs, a model that fits one GPU: run one build per shard of the problems
+  (``--shard i/N`` with ``CUDA_VISIBLE_DEVICES=i``) into separate work dirs, then
+  ``python -m node_builder merge`` — or vLLM data parallelism (``data_parallel_size``);
+* a model larger than one GPU: ``--tensor-parallel-size N`` (passed to ``vllm.LLM``);
+* several nodes: start a Ray cluster and set ``--distributed-executor-backend ray`` with
+  tensor/pipeline parallel sizes spanning the nodes, or serve the model with ``vllm serve``
+  on each node behind a load balancer and use the ``openai`` backend.
+
+Example (needs a GPU build of vllm):
+    >>> b = VLLMBackend("Qwen/Qwen2.5-Math-7B-Instruct", tensor_parallel_size=1)  # doctest: +SKIP
+    >>> b.generate([solve_messages("2+2?")], n=16)                              # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from node_builder.backends.base import Backend, Conversation, SamplingConfig
+
+
+def _import_vllm():
+    try:
+        import vllm  # noqa: F401
+        from vllm import LLM, SamplingParams
+    except ImportError as exc:
+        raise ImportError(
+            "the 'vllm' backend needs the vllm package (a GPU build: pip install vllm). "
+            "Without a GPU, serve a model with any OpenAI-compatible server and use "
+            "--backend openai --base-url http://HOST:PORT/v1, or use --backend hf."
+        ) from exc
+    return LLM, SamplingParams
+
+
+class VLLMBackend(Backend):
+    name = "vllm"
+
+    def __init__(self, model: str, sampling: SamplingConfig | None = None,
+                 tensor_parallel_size: int = 1, distributed_executor_backend: str | None = None,
+                 **engine_kwargs):
+        super().__init__(model, sampling)
+        LLM, self._SamplingParams = _import_vllm()
+        if distributed_executor_backend:
+            engine_kwargs["distributed_executor_backend"] = distributed_executor_backend
+        self.llm = LLM(model=model, tensor_parallel_size=tensor_parallel_size, **engine_kwargs)
+
+    def generate(self, conversations: list[Conversation], n: int = 1) -> list[list[str]]:
+        s = self.sampling
+        params = self._SamplingParams(n=n, max_tokens=s.max_tokens, temperature=s.temperature,
+                                      top_p=s.top_p, seed=s.seed)
+        outputs = self.llm.chat(conversations, params, use_tqdm=False)
+        return [[o.text for o in request.outputs] for request in outputs]

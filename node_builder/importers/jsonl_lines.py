@@ -1,0 +1,51 @@
+"""Read a JSONL file line by line, turning bad lines into :class:`Skipped` entries.
+
+Contract: ``read_jsonl(path)`` yields ``(where, obj)`` for every non-blank line, where ``where``
+is ``"path:line"`` (1-based) and ``obj`` is the decoded dict, or a :class:`BadInput` when the
+line is not a JSON object. The caller decides how to count it; nothing raises mid-file.
+
+Example:
+    >>> import tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "x.jsonl")
+    >>> _ = open(p, "w").write('{"a": 1}\\nnot json\\n')
+    >>> [(w.endswith(":1"), type(o).__name__) for w, o in read_jsonl(p)]
+    [(True, 'dict'), (False, 'BadInput')]
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+from node_builder.schema import BadInput
+
+
+def read_jsonl(path: str | Path) -> Iterator[tuple[str, dict | BadInput]]:
+    path = Path(path)
+    with path.open(encoding="utf-8") as handle:
+        for lineno, line in enumerate(handle, start=1):
+            where = f"{path}:{lineno}"
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as exc:
+                yield where, BadInput(where, f"malformed JSON ({exc.msg} at column {exc.colno})")
+                continue
+            if not isinstance(obj, dict):
+                yield where, BadInput(where, f"expected a JSON object, got {type(obj).__name__}")
+                continue
+            yield where, obj
+
+
+def require_str(obj: dict, key: str, where: str, *, allow_empty: bool = False) -> str:
+    """Return ``obj[key]`` as a stripped string or raise :class:`BadInput` naming the field."""
+    value = obj.get(key)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        value = str(value)
+    if not isinstance(value, str):
+        raise BadInput(where, f"field {key!r} missing or not a string")
+    if not allow_empty and not value.strip():
+        raise BadInput(where, f"field {key!r} is empty")
+    return value.strip()

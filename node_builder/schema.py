@@ -1,0 +1,120 @@
+"""In-memory types of the node builder and the SPEC §2 record they become.
+
+A :class:`Problem` carries the benchmark item and its :class:`Trajectory` list (imported reference
+solutions or generated samples). The pipeline turns it into one JSON record::
+
+    {"id", "benchmark", "problem", "answer", "solution", "level", "subject",
+     "nodes": [{"id", "text", "kind", "forms", "value", "support", "position"}],
+     "provenance": {"sources", "trajectories", "correct", "extractor", "builder_version", ...}}
+
+Every record has exactly these keys with the same JSON types in every row (``level`` int or null,
+``subject`` str or null, ``value`` str or null), so ``datasets.load_dataset("json", ...)`` infers
+one schema for a whole file.
+
+Example:
+    >>> t = Trajectory(text="16-3-4 = 9 eggs", source="reference", correct=True)
+    >>> p = Problem(id="gsm8k/test/0", benchmark="gsm8k", problem="...", answer="18",
+    ...             trajectories=[t])
+    >>> p.correct_trajectories()[0].source
+    'reference'
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+NODE_KINDS = ("value", "equation", "expression", "proposition")
+
+
+@dataclass
+class Trajectory:
+    """One solution text of a problem.
+
+    ``text`` is what nodes are matched against (e.g. GSM8K calculator annotations removed);
+    ``equations`` are extra relations the source states outside ``text`` (GSM8K ``<<a*b=c>>``);
+    ``correct`` is True/False once known (references are correct by provenance), None until the
+    math-verify filter has run.
+    """
+
+    text: str
+    source: str
+    correct: bool | None = None
+    equations: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Problem:
+    """A benchmark item plus the trajectories nodes are built from."""
+
+    id: str
+    benchmark: str
+    problem: str
+    answer: str
+    solution: str = ""
+    level: int | None = None
+    subject: str | None = None
+    trajectories: list[Trajectory] = field(default_factory=list)
+    origin: str = ""  # "file:line" of the item, for error messages
+    note: str = ""  # e.g. why a problem has no trajectories ("no verified solution — ...")
+
+    def correct_trajectories(self) -> list[Trajectory]:
+        return [t for t in self.trajectories if t.correct]
+
+
+@dataclass
+class Node:
+    """A consensus node (SPEC §2). ``value`` is the exact number for ``kind == "value"``."""
+
+    text: str
+    kind: str
+    forms: list[str] = field(default_factory=list)
+    value: str | None = None
+    support: float = 0.0
+    position: float = 0.0
+    id: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "text": self.text, "kind": self.kind, "forms": list(self.forms),
+                "value": self.value, "support": round(float(self.support), 4),
+                "position": round(float(self.position), 4)}
+
+
+class BadInput(ValueError):
+    """A source item that cannot be used; ``where`` names the file:line or the problem id."""
+
+    def __init__(self, where: str, reason: str):
+        super().__init__(f"{where}: {reason}")
+        self.where = where
+        self.reason = reason
+
+
+@dataclass
+class Skipped:
+    """A problem or source line that was skipped, with the reason (reported, counted, kept)."""
+
+    where: str
+    reason: str
+    problem_id: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def make_record(problem: Problem, nodes: list[Node], provenance: dict[str, Any]) -> dict[str, Any]:
+    """Assemble the SPEC §2 record; node ids are ``n1..nk`` in stored (position) order."""
+    out_nodes = []
+    for i, node in enumerate(nodes, start=1):
+        node.id = f"n{i}"
+        out_nodes.append(node.to_json())
+    return {
+        "id": problem.id,
+        "benchmark": problem.benchmark,
+        "problem": problem.problem,
+        "answer": problem.answer,
+        "solution": problem.solution,
+        "level": problem.level,
+        "subject": problem.subject,
+        "nodes": out_nodes,
+        "provenance": provenance,
+    }

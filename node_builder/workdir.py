@@ -1,0 +1,130 @@
+"""Resumable work directory: per-problem results appended atomically, reruns skip what is done.
+
+Layout of ``WORKDIR``::
+
+    config.json     the build settings; a rerun with different settings is refused (clear error)
+    samples.jsonl   generated trajectories, one line per problem id (only with a backend)
+    records.jsonl   one line per finished problem: {"id", "record": {...}} or {"id", "skipped": why}
+
+Every line is written with one ``os.write`` on an ``O_APPEND`` descriptor and fsync'ed, so a
+kill leaves at most one torn last line; :class:`JsonlLog` truncates such a tail on open (and
+says so). A rerun reads the finished ids and continues; the output file is assembled from the
+log in source order, so an interrupted-and-resumed build is byte-identical to an uninterrupted
+one.
+
+Example:
+    >>> import tempfile
+    >>> log = JsonlLog(os.path.join(tempfile.mkdtemp(), "r.jsonl"))
+    >>> log.append({"id": "a", "x": 1}); log.append({"id": "b", "x": 2})
+    >>> sorted(JsonlLog(log.path).load())
+    ['a', 'b']
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+
+class WorkdirMismatch(RuntimeError):
+    """The work dir belongs to a build with other settings."""
+
+
+class JsonlLog:
+    """An append-only JSONL file keyed by ``"id"``; tolerant of a torn last line."""
+
+    def __init__(self, path: str | Path, fsync: bool = True):
+        self.path = str(path)
+        self.fsync = fsync
+        Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        self._repair_tail()
+
+    def _repair_tail(self) -> None:
+        if not os.path.exists(self.path):
+            return
+        with open(self.path, "rb") as handle:
+            data = handle.read()
+        good = len(data)
+        if data and not data.endswith(b"\n"):
+            good = data.rfind(b"\n") + 1
+        else:
+            # a complete-looking last line can still be garbage only if written by someone else
+            last_start = data.rfind(b"\n", 0, max(len(data) - 1, 0)) + 1
+            try:
+                if data[last_start:].strip():
+                    json.loads(data[last_start:])
+            except json.JSONDecodeError:
+                good = last_start
+        if good != len(data):
+            print(f"workdir: {self.path}: dropping a torn last line ({len(data) - good} bytes) "
+                  "from an interrupted run; that problem is redone", file=sys.stderr)
+            with open(self.path, "r+b") as handle:
+                handle.truncate(good)
+
+    def load(self) -> dict[str, dict[str, Any]]:
+        """All entries by id (a later line for the same id wins)."""
+        entries: dict[str, dict[str, Any]] = {}
+        if not os.path.exists(self.path):
+            return entries
+        with open(self.path, encoding="utf-8") as handle:
+            for lineno, line in enumerate(handle, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    entry = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise RuntimeError(f"{self.path}:{lineno}: corrupt work-dir line ({exc.msg}); "
+                                       "delete the work dir to start over") from exc
+                entries[entry["id"]] = entry
+        return entries
+
+    def append(self, entry: dict[str, Any]) -> None:
+        data = (json.dumps(entry, ensure_ascii=False, sort_keys=False) + "\n").encode("utf-8")
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            written = os.write(fd, data)
+            while written < len(data):  # regular files write fully; loop for safety
+                written += os.write(fd, data[written:])
+            if self.fsync:
+                os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+class Workdir:
+    """Settings check plus the two logs (see module doc)."""
+
+    def __init__(self, root: str | Path, config: dict[str, Any], fsync: bool = True):
+        self.root = Path(root)
+        self.root.mkdir(parents=True, exist_ok=True)
+        config_path = self.root / "config.json"
+        wanted = json.loads(json.dumps(config))
+        if config_path.exists():
+            found = json.loads(config_path.read_text(encoding="utf-8"))
+            if found != wanted:
+                diff = sorted(k for k in set(found) | set(wanted) if found.get(k) != wanted.get(k))
+                raise WorkdirMismatch(
+                    f"{self.root} was started with other settings (differs in: {', '.join(diff)}); "
+                    "use a new --workdir or delete this one")
+        else:
+            tmp = config_path.with_suffix(".json.tmp")
+            tmp.write_text(json.dumps(wanted, indent=2, sort_keys=True), encoding="utf-8")
+            os.replace(tmp, config_path)
+        self.samples = JsonlLog(self.root / "samples.jsonl", fsync=fsync)
+        self.records = JsonlLog(self.root / "records.jsonl", fsync=fsync)
+
+
+def write_jsonl_atomic(path: str | Path, rows: list[dict[str, Any]]) -> None:
+    """Write rows to ``path`` via a temp file and ``os.replace`` (readers never see half a file)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w", encoding="utf-8") as handle:
+        for row in rows:
+            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, path)
