@@ -100,11 +100,15 @@ def sections() -> dict[str, dict]:
     return parse_solutions(SOLUTIONS_MD.read_text(encoding="utf-8"))
 
 
-def assert_stated(problem_id: str, *snippets: str) -> None:
-    """Fail unless every snippet (a computed value written as LaTeX) occurs in the section text."""
-    body = sections()[problem_id]["body"]
-    missing = [snippet for snippet in snippets if snippet not in body]
-    assert not missing, f"{problem_id}: the solution does not state {missing}"
+def assert_stated(problem_id: str, solution_number: int, *snippets: str) -> None:
+    """Fail unless every snippet (a computed value written as LaTeX) occurs in that solution.
+
+    Checking each solution separately means a wrong value in one solution is not masked by the
+    right value written in another.
+    """
+    solution = sections()[problem_id]["solutions"][solution_number - 1]
+    missing = [snippet for snippet in snippets if snippet not in solution]
+    assert not missing, f"{problem_id} solution {solution_number} does not state {missing}"
 
 
 # ----------------------------------------------------------------------------- format checks
@@ -160,9 +164,12 @@ def test_2025_I_1_bases():
     assert Fraction(56, 17) < 4 and Fraction(56, 3) - 7 != int(Fraction(56, 3) - 7)
     assert sum(bases) == OFFICIAL_ANSWERS["2025-I-1"]
     assert_stated(
-        "2025-I-1", "$17_b = b + 7$", "$97_b = 9b + 7$", "$9b + 7 = 9(b + 7) - 56$",
-        "$b + 7 \\mid 56$", "$b + 7 = 28$", "$b + 7 = 56$", "$b = 21$", "$b = 49$",
-        "$k = 9 - \\frac{56}{b + 7}$", "$21 + 49 = 70$",
+        "2025-I-1", 1, "$17_b = b + 7$", "$97_b = 9b + 7$", "$9b + 7 = 9(b + 7) - 56$",
+        "$b + 7 \\mid 56$", "$b + 7 = 28$", "$b + 7 = 56$", "$b = 21$", "$b = 49$", "$21 + 49 = 70$",
+    )
+    assert_stated(
+        "2025-I-1", 2, "$k = 9 - \\frac{56}{b + 7}$", "$\\frac{56}{b + 7} \\in \\{1, 2, 3\\}$",
+        "$b = 49$", "$b = 21$", "$b + 7 = \\frac{56}{3}$",
     )
 
 
@@ -201,10 +208,13 @@ def test_2025_I_2_heptagon():
     assert [sp.simplify(abs(p.subs(values))) for p in pieces] == [12, 288, 288]
     assert sp.simplify(signed_area(*heptagon).subs(values)) == OFFICIAL_ANSWERS["2025-I-2"]
     assert_stated(
-        "2025-I-2", "$\\frac{AD}{AB} = \\frac{AF}{AC} = \\frac{1}{7}$",
+        "2025-I-2", 1, "$\\frac{AD}{AB} = \\frac{AF}{AC} = \\frac{1}{7}$",
         "$\\frac{AE}{AB} = \\frac{AG}{AC} = \\frac{5}{7}$", "$[DEGF] = \\frac{24}{49}[ABC]$",
-        "$[ABC] = 588$", "$[ADF] = 12$", "$[AFM] = [ADF] = 12$", "$[NEMF] = [DEGF] = 288$",
-        "$[NBCE] = [EBCG] = 288$", "$[DEGF] = 650\\sin\\theta - 26\\sin\\theta = 624\\sin\\theta$",
+        "$[ABC] = 588$", "$[ADF] = 12$", "$[EBCG] = 588 - 300 = 288$", "$[AFM] = [ADF] = 12$",
+        "$[NEMF] = [DEGF] = 288$", "$[NBCE] = [EBCG] = 288$", "$[AFNBCEM] = 12 + 288 + 288 = 588$",
+    )
+    assert_stated(
+        "2025-I-2", 2, "$[DEGF] = 650\\sin\\theta - 26\\sin\\theta = 624\\sin\\theta$",
         "$\\sin\\theta = \\frac{6}{13}$", "$M = (26\\cos\\theta - 4, 26\\sin\\theta)$",
         "$N = (40 - 65\\cos\\theta, -65\\sin\\theta)$", "$[AFNBCEM] = 1274\\sin\\theta$",
         "$1274 \\cdot \\frac{6}{13} = 588$",
@@ -224,7 +234,7 @@ def test_2025_I_3_ice_cream():
     assert count == sum(multinomials) == 2016
     assert count % 1000 == OFFICIAL_ANSWERS["2025-I-3"]
     assert_stated(
-        "2025-I-3", "$c > v > s \\ge 1$", "$c + v + s = 9$", "$(c, v, s) = (6, 2, 1)$",
+        "2025-I-3", 1, "$c > v > s \\ge 1$", "$c + v + s = 9$", "$(c, v, s) = (6, 2, 1)$",
         "$(5, 3, 1)$", "$(4, 3, 2)$", "$\\binom{9}{6, 2, 1} = 252$", "$\\binom{9}{5, 3, 1} = 504$",
         "$\\binom{9}{4, 3, 2} = 1260$", "$N = 252 + 504 + 1260 = 2016$", "$N \\bmod 1000 = 16$",
     )
@@ -243,8 +253,11 @@ def test_2025_I_4_lattice_points():
     assert brute == line1 | line2
     assert len(brute) == 67 + 51 - 1 == OFFICIAL_ANSWERS["2025-I-4"]
     assert_stated(
-        "2025-I-4", "$12x^2 - xy - 6y^2 = (3x + 2y)(4x - 3y)$", "$2 \\cdot 33 + 1 = 67$",
-        "$2 \\cdot 25 + 1 = 51$", "$67 + 51 - 1 = 117$", "$y^2 + 288y^2 = 289y^2$",
+        "2025-I-4", 1, "$12x^2 - xy - 6y^2 = (3x + 2y)(4x - 3y)$", "$2 \\cdot 33 + 1 = 67$",
+        "$2 \\cdot 25 + 1 = 51$", "$67 + 51 - 1 = 117$",
+    )
+    assert_stated(
+        "2025-I-4", 2, "$y^2 + 288y^2 = 289y^2$", "$51 + 67 - 1 = 117$",
         "$x = \\frac{y \\pm 17y}{24}$", "$x = \\frac{3y}{4}$", "$x = -\\frac{2y}{3}$",
     )
 
@@ -262,7 +275,187 @@ def test_2025_I_5_divisible_by_22():
     assert brute == evens * math.factorial(3) * math.factorial(4) == 2304
     assert brute - 2025 == OFFICIAL_ANSWERS["2025-I-5"]
     assert_stated(
-        "2025-I-5", "$O + E = 36$", "$O - E = 0$", "$O = E = 18$", "$\\{1,2,7,8\\}$",
+        "2025-I-5", 1, "$O + E = 36$", "$O - E = 0$", "$O = E = 18$", "$\\{1,2,7,8\\}$",
         "$\\{3,4,5,6\\}$", "$\\sum_S e(S) = 16$", "$N = 16 \\cdot 3! \\cdot 4! = 2304$",
         "$N - 2025 = 279$",
+    )
+
+
+def test_2025_I_6_tangential_trapezoid():
+    r, s = sp.symbols("r s", positive=True)
+    h, area, radius = 6, 72, 3
+    assert h == 2 * radius
+    total = sp.Rational(2 * area, h)
+    assert total == 24
+    leg = total / 2
+    assert leg == 12
+    diff_sq = 4 * (leg**2 - h**2)
+    assert diff_sq == 432
+    assert (total**2 + diff_sq) / 2 == 504
+    assert sp.expand(((r + s) / 2) ** 2 - ((r - s) / 2) ** 2) == r * s
+    assert total**2 - 2 * h**2 == 576 - 72 == 504
+    roots = sp.solve([r + s - 24, r * s - 36], [r, s], dict=True)
+    assert {sp.nsimplify(sol[r]) for sol in roots} == {12 - 6 * sp.sqrt(3), 12 + 6 * sp.sqrt(3)}
+    # Build the trapezoid and check the circle of radius 3 really touches all four sides.
+    big, small = 12 + 6 * sp.sqrt(3), 12 - 6 * sp.sqrt(3)
+    p, q = sp.Matrix([big / 2, 0]), sp.Matrix([small / 2, 6])
+    leg_vec = q - p
+    centre = sp.Matrix([0, 3])
+    distance = abs((leg_vec[0] * (centre[1] - p[1]) - leg_vec[1] * (centre[0] - p[0]))) / leg_vec.norm()
+    assert sp.simplify(distance - 3) == 0 and sp.simplify(leg_vec.norm() - 12) == 0
+    assert sp.simplify((big + small) / 2 * 6) == 72
+    assert sp.expand(big**2 + small**2) == OFFICIAL_ANSWERS["2025-I-6"]
+    assert_stated(
+        "2025-I-6", 1, "$r + s = 2\\ell$", "$h = 6$", "$r + s = 24$", "$\\ell = 12$",
+        "$(r - s)^2 = 432$", "$r^2 + s^2 = 504$",
+    )
+    assert_stated(
+        "2025-I-6", 2, "$h = 6$", "$r + s = 24$", "$rs = 36$",
+        "$r^2 + s^2 = (r + s)^2 - 2rs = 576 - 72 = 504$", "$r, s = 12 \\pm 6\\sqrt{3}$",
+    )
+
+
+def _pairings(letters):
+    if not letters:
+        yield []
+        return
+    first, rest = letters[0], letters[1:]
+    for i, partner in enumerate(rest):
+        for tail in _pairings(rest[:i] + rest[i + 1:]):
+            yield [(first, partner)] + tail
+
+
+def test_2025_I_7_last_word():
+    letters = "ABCDEFGHIJKL"
+    all_pairings = list(_pairings(letters))
+    assert len(all_pairings) == 11 * 945 == 10395
+    case1 = case2 = 0
+    for pairing in all_pairings:
+        last = max("".join(sorted(pair)) for pair in pairing)
+        if "G" in last:
+            if last[0] == "G":
+                case1 += 1
+            else:
+                assert last == "FG"
+                case2 += 1
+    assert (case1, case2) == (5 * 360, 120)
+    assert Fraction(5, 11) * Fraction(360, 945) == Fraction(40, 231)
+    assert Fraction(1, 11) * Fraction(120, 945) == Fraction(8, 693)
+    probability = Fraction(case1 + case2, len(all_pairings))
+    assert probability == Fraction(40, 231) + Fraction(8, 693) == Fraction(128, 693)
+    assert 6 * 5 * 4 * 3 == 360 and math.factorial(5) == 120 and 9 * 7 * 5 * 3 == 945
+    assert probability.numerator + probability.denominator == OFFICIAL_ANSWERS["2025-I-7"]
+    assert_stated(
+        "2025-I-7", 1, "$9 \\cdot 7 \\cdot 5 \\cdot 3 \\cdot 1 = 945$", "$\\frac{5}{11}$",
+        "$\\frac{5}{11} \\cdot \\frac{360}{945} = \\frac{5}{11} \\cdot \\frac{8}{21} = \\frac{40}{231}$",
+        "$5! = 120$", "$\\frac{1}{11} \\cdot \\frac{120}{945} = \\frac{8}{693}$",
+        "$\\frac{40}{231} + \\frac{8}{693} = \\frac{128}{693}$",
+    )
+
+
+def test_2025_I_8_tangent_line():
+    x, y, k, u, c = sp.symbols("x y k u c", real=True)
+    z = x + sp.I * y
+    bisector = sp.expand(sp.Abs(z - 4 - k) ** 2 - sp.Abs(z - 3 * sp.I - k) ** 2)
+    line = 4 * x - 3 * y - 4 * k - sp.Rational(7, 2)
+    assert sp.simplify(bisector + 2 * line) == 0  # same line up to a factor
+    distance_eq = sp.Eq(sp.Abs(line.subs({x: 25, y: 20})) / 5, 5)
+    ks = sorted(sp.solve(sp.Eq(sp.Rational(73, 2) - 4 * k, 25), k) + sp.solve(sp.Eq(sp.Rational(73, 2) - 4 * k, -25), k))
+    assert ks == [sp.Rational(23, 8), sp.Rational(123, 8)]
+    assert all(distance_eq.subs(k, value) for value in ks)
+    # Solution 2: shifted line 4u - 3v = c, substitution and discriminant.
+    assert sp.expand(line.subs({x: u + 25, y: y + 20}) - (4 * u - 3 * y - (4 * k - sp.Rational(73, 2)))) == 0
+    quadratic = sp.expand(9 * (u**2 + ((4 * u - c) / 3) ** 2 - 25))
+    assert quadratic == 25 * u**2 - 8 * c * u + c**2 - 225
+    disc = sp.discriminant(quadratic, u)
+    assert sp.expand(disc - (64 * c**2 - 100 * (c**2 - 225))) == 0 and sp.expand(disc) == 22500 - 36 * c**2
+    assert sorted(sp.solve(disc, c)) == [-25, 25]
+    # Direct check: exactly one intersection point for these k, two for a k in between.
+    for value, expected in ((ks[0], 1), (ks[1], 1), (sp.Rational(73, 8), 2)):
+        points = sp.solve([(x - 25) ** 2 + (y - 20) ** 2 - 25, line.subs(k, value)], [x, y], dict=True)
+        assert len(points) == expected
+    total = sum(ks)
+    assert total == sp.Rational(73, 4) == 2 * sp.Rational(73, 8)
+    assert total.p + total.q == OFFICIAL_ANSWERS["2025-I-8"]
+    assert_stated(
+        "2025-I-8", 1, "$4x - 3y - 4k - \\frac{7}{2} = 0$", "$\\left|\\frac{73}{2} - 4k\\right| = 25$",
+        "$k = \\frac{23}{8}$", "$k = \\frac{123}{8}$", "$\\frac{23}{8} + \\frac{123}{8} = \\frac{73}{4}$",
+    )
+    assert_stated(
+        "2025-I-8", 2, "$2 \\cdot \\frac{73}{8} = \\frac{73}{4}$",
+        "$4u - 3v = 4k - \\frac{73}{2}$", "$25u^2 - 8cu + c^2 - 225 = 0$",
+        "$64c^2 - 100(c^2 - 225) = 22500 - 36c^2 = 0$", "$c = \\pm 25$",
+    )
+
+
+def test_2025_I_9_rotated_parabola():
+    x = sp.symbols("x", real=True)
+    r3 = sp.sqrt(3)
+    X, Y = x, x**2 - 4
+    x_rot, y_rot = X / 2 + r3 / 2 * Y, -r3 / 2 * X + Y / 2
+    quartic = 3 * x**4 + 2 * r3 * x**3 - 25 * x**2 - 6 * r3 * x + 40
+    assert sp.expand(-4 * (y_rot - (x_rot**2 - 4)) - quartic) == 0
+    assert sp.expand((x**2 + r3 * x - 4) * (3 * x**2 - r3 * x - 10) - quartic) == 0
+    roots = sp.solve(quartic, x)
+    fourth_quadrant = [root for root in roots if 0 < float(root) < 2]
+    assert len(fourth_quadrant) == 1
+    root = fourth_quadrant[0]
+    assert sp.simplify(root - (sp.sqrt(19) - r3) / 2) == 0
+    other = (r3 + sp.sqrt(123)) / 6
+    assert sp.simplify(3 * other**2 - r3 * other - 10) == 0 and other > 2
+    assert sp.expand(root**2) == sp.expand((11 - sp.sqrt(57)) / 2)
+    y_value = sp.expand(root**2 - 4)
+    assert y_value == sp.expand((3 - sp.sqrt(57)) / 2) == sp.expand(-r3 * root)
+    # Solution 1: rotating by 60 degrees equals reflecting in y = -sqrt(3) x after the y-axis.
+    reflect = lambda a: sp.Matrix([[sp.cos(2 * a), sp.sin(2 * a)], [sp.sin(2 * a), -sp.cos(2 * a)]])  # noqa: E731
+    rotation = sp.Matrix([[sp.cos(sp.pi / 3), -sp.sin(sp.pi / 3)], [sp.sin(sp.pi / 3), sp.cos(sp.pi / 3)]])
+    assert sp.simplify(reflect(2 * sp.pi / 3) * reflect(sp.pi / 2) - rotation) == sp.zeros(2)
+    assert sp.expand(root**2 + r3 * root - 4) == 0 and root > 0  # on y = -sqrt(3) x, fourth quadrant
+    a, b, c = 3, 57, 2
+    assert math.gcd(a, c) == 1 and a + b + c == OFFICIAL_ANSWERS["2025-I-9"]
+    assert_stated(
+        "2025-I-9", 1, "$y = -\\sqrt{3}x$", "$x^2 + \\sqrt{3}x - 4 = 0$",
+        "$x = \\frac{\\sqrt{19} - \\sqrt{3}}{2}$", "$y = -\\sqrt{3}x = \\frac{3 - \\sqrt{57}}{2}$",
+    )
+    assert_stated(
+        "2025-I-9", 2, "$x = \\frac{\\sqrt{19} - \\sqrt{3}}{2}$",
+        "$3x^4 + 2\\sqrt{3}x^3 - 25x^2 - 6\\sqrt{3}x + 40 = 0$",
+        "$(x^2 + \\sqrt{3}x - 4)(3x^2 - \\sqrt{3}x - 10) = 0$", "$x = \\frac{\\sqrt{3} + \\sqrt{123}}{6} > 2$",
+        "$x^2 = \\frac{11 - \\sqrt{57}}{2}$", "$y = x^2 - 4 = \\frac{3 - \\sqrt{57}}{2}$",
+    )
+
+
+def test_2025_I_10_sudoku_band():
+    digits = frozenset(range(1, 10))
+    R = [frozenset({1, 2, 3}), frozenset({4, 5, 6}), frozenset({7, 8, 9})]
+    valid = 0
+    by_a = {}
+    for s1 in itertools.combinations(sorted(digits - R[0]), 3):
+        for s2 in itertools.combinations(sorted(digits - R[1] - set(s1)), 3):
+            s3 = digits - set(s1) - set(s2)
+            S = [frozenset(s1), frozenset(s2), frozenset(s3)]
+            if S[2] & R[2]:
+                continue
+            T = [digits - R[i] - S[i] for i in range(3)]
+            assert all(len(t) == 3 for t in T) and frozenset().union(*T) == digits  # forced third block
+            valid += 1
+            a = len(S[0] & R[1])
+            by_a[a] = by_a.get(a, 0) + 1
+    assert by_a == {a: math.comb(3, a) ** 3 for a in range(4)} == {0: 1, 1: 27, 2: 27, 3: 1}
+    assert valid == 56
+    total = math.factorial(9) * 56 * 6**6
+    assert sp.factorint(math.factorial(9)) == {2: 7, 3: 4, 5: 1, 7: 1}
+    assert sp.factorint(56) == {2: 3, 7: 1} and sp.factorint(6**6) == {2: 6, 3: 6}
+    factors = sp.factorint(total)
+    assert factors == {2: 16, 3: 10, 5: 1, 7: 2}
+    assert sum(p * e for p, e in factors.items()) == OFFICIAL_ANSWERS["2025-I-10"]
+    # The example grid in the problem is one of the counted grids.
+    example = ["428963175", "379521684", "561847923"]
+    assert all(set(row) == set("123456789") for row in example)
+    assert all(len({example[r][c] for r in range(3) for c in range(3 * blk, 3 * blk + 3)}) == 9 for blk in range(3))
+    assert_stated(
+        "2025-I-10", 1, "$9!$", "$\\binom{3}{a}^3$", "$\\sum_{a=0}^{3} \\binom{3}{a}^3 = 1 + 27 + 27 + 1 = 56$",
+        "$(3!)^6 = 6^6$", "$9! \\cdot 56 \\cdot 6^6$", "$9! = 2^7 \\cdot 3^4 \\cdot 5 \\cdot 7$",
+        "$9! \\cdot 56 \\cdot 6^6 = 2^{16} \\cdot 3^{10} \\cdot 5 \\cdot 7^2$",
+        "$2 \\cdot 16 + 3 \\cdot 10 + 5 \\cdot 1 + 7 \\cdot 2 = 81$",
     )
