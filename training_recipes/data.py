@@ -1,0 +1,132 @@
+"""Training split (SPEC §2 JSONL) -> a ``datasets.Dataset`` that TRL's ``GRPOTrainer`` consumes.
+
+Each line holds at least ``problem``, ``answer`` and ``nodes`` (a list of node dicts or strings).
+The dataset gets the columns GRPO and the ConsensusPR rewards need:
+
+* ``prompt`` — a conversation ``[{"role": "user", "content": PROMPT_TEMPLATE.format(problem=...)}]``
+  (TRL applies the model's chat template);
+* ``answer`` — the gold answer string (math-verify gold);
+* ``nodes`` — the node list, normalised to one Arrow schema
+  ``{id, text, kind, forms, value, support, position}`` (plain-string nodes become ``kind=None``);
+* ``id`` — the problem id (``file:line`` when the record has none).
+
+Example:
+    >>> ds = load_training_split("tests/fixtures/train/gsm8k_train_fixture.jsonl")
+    >>> sorted(ds.column_names)
+    ['answer', 'id', 'nodes', 'prompt']
+    >>> ds[0]["prompt"][0]["role"]
+    'user'
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+__all__ = ["DEFAULT_PROMPT_TEMPLATE", "TrainingDataError", "load_training_split", "normalise_nodes", "read_records"]
+
+DEFAULT_PROMPT_TEMPLATE = "{problem}\nPlease reason step by step, and put your final answer within \\boxed{{}}."
+
+
+class TrainingDataError(ValueError):
+    """A training record that cannot be used; the message names ``file:line`` and the field."""
+
+
+def normalise_nodes(nodes: Any, where: str = "<nodes>") -> list[dict[str, Any]]:
+    """Return ``nodes`` as a list of dicts with the SPEC §2 keys and fixed JSON types.
+
+    Accepts node dicts (``text`` required), plain strings, a JSON string of either, or None.
+
+    >>> normalise_nodes(["48/2=24"])[0]["text"], normalise_nodes(None)
+    ('48/2=24', [])
+    """
+    if nodes is None:
+        return []
+    if isinstance(nodes, str):
+        try:
+            nodes = json.loads(nodes)
+        except json.JSONDecodeError as err:
+            raise TrainingDataError(f"{where}: field 'nodes' is a string but not JSON ({err})") from err
+    if not isinstance(nodes, list):
+        raise TrainingDataError(f"{where}: field 'nodes' must be a list, got {type(nodes).__name__}")
+    out = []
+    for i, node in enumerate(nodes, start=1):
+        if isinstance(node, str):
+            node = {"text": node}
+        if not isinstance(node, dict) or not isinstance(node.get("text"), str) or not node["text"].strip():
+            raise TrainingDataError(f"{where}: nodes[{i - 1}] needs a non-empty string 'text', got {node!r}")
+        forms = node.get("forms") or []
+        if not isinstance(forms, list) or not all(isinstance(f, str) for f in forms):
+            raise TrainingDataError(f"{where}: nodes[{i - 1}].forms must be a list of strings, got {forms!r}")
+        value = node.get("value")
+        out.append(
+            {
+                "id": str(node.get("id") or f"n{i}"),
+                "text": node["text"],
+                "kind": None if node.get("kind") is None else str(node["kind"]),
+                "forms": list(forms),
+                "value": None if value is None else str(value),
+                "support": float(node.get("support") or 0.0),
+                "position": float(node.get("position") or 0.0),
+            }
+        )
+    return out
+
+
+def read_records(path: str | Path) -> list[dict[str, Any]]:
+    """Read and check a SPEC §2 JSONL file; raise :class:`TrainingDataError` naming ``file:line``."""
+    path = Path(path)
+    if not path.is_file():
+        raise TrainingDataError(
+            f"training split {path} does not exist (build it with node_builder, or set --dataset_path)"
+        )
+    records = []
+    with path.open(encoding="utf-8") as handle:
+        for line_no, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            where = f"{path}:{line_no}"
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as err:
+                raise TrainingDataError(f"{where}: not valid JSON ({err})") from err
+            if not isinstance(row, dict):
+                raise TrainingDataError(f"{where}: expected a JSON object, got {type(row).__name__}")
+            for key in ("problem", "answer"):
+                if not isinstance(row.get(key), (str, int, float)) or str(row.get(key)).strip() == "":
+                    raise TrainingDataError(f"{where}: field '{key}' must be a non-empty string")
+            records.append(
+                {
+                    "id": str(row.get("id") or where),
+                    "problem": str(row["problem"]),
+                    "answer": str(row["answer"]),
+                    "nodes": normalise_nodes(row.get("nodes"), where),
+                }
+            )
+    if not records:
+        raise TrainingDataError(f"{path}: no records")
+    return records
+
+
+def load_training_split(
+    path: str | Path,
+    prompt_template: str = DEFAULT_PROMPT_TEMPLATE,
+    max_samples: int | None = None,
+):
+    """Load a SPEC §2 JSONL training split as a ``datasets.Dataset`` (see the module docstring)."""
+    from datasets import Dataset
+
+    records = read_records(path)
+    if max_samples is not None:
+        records = records[: max(0, int(max_samples))]
+    rows = [
+        {
+            "id": r["id"],
+            "prompt": [{"role": "user", "content": prompt_template.format(problem=r["problem"])}],
+            "answer": r["answer"],
+            "nodes": r["nodes"],
+        }
+        for r in records
+    ]
+    return Dataset.from_list(rows)

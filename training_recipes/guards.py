@@ -1,0 +1,179 @@
+"""Reward-hacking guard for node credit (ConsensusPR).
+
+A node reward pays for *mentioning* checkable intermediate results, so a policy can try to earn it
+without doing the work: list every integer up to 5000 (any value node is then "covered"), enumerate
+candidate equations (``x=1, x=2, ...``), or paste node-like strings with no reasoning around them.
+The guard sits between the completion and the node matcher; the final-answer check (``acc``) never
+sees it. It has three rules, each a plain function with a measured threshold:
+
+1. **Number-list redaction** (:func:`redact_number_lists`). A *list run* is a maximal sequence of
+   numeric literals separated only by list separators (whitespace, ``, ; |``, ``&``, ``\\\\``,
+   ``...``/``\\ldots``/``\\dots``/``\\cdots``, ``\\quad``, "and"/"or"). Runs of at least
+   ``max_list_run`` numbers are blanked (replaced by spaces, so character offsets stay valid)
+   before node matching: ``"0 1 2 ... 5000"`` covers nothing, while the rest of the completion
+   still counts.
+2. **Number spam** (:func:`number_spam`). With ``D`` = distinct numeric literals and ``C`` =
+   non-whitespace characters, a completion is spam when ``D >= min_distinct_numbers`` and
+   ``1000·D/C > max_number_density``. Spam gets no node credit (``ncr = 0``). This catches
+   enumerations that slip past rule 1 by putting words or ``=`` between the numbers
+   (``"x=1, x=2, ..."``, ``"maybe 1. maybe 2. ..."``).
+3. **Node pasting** (:func:`node_char_share`). The share of the completion's non-whitespace
+   characters that lie inside the matched node spans. A completion that is little more than node
+   strings (share > ``max_node_char_share``, with at least ``min_nodes_for_share`` covered nodes)
+   gets no node credit.
+
+Thresholds were set on honest text (see ``training_recipes/README.md``, "Reward-hacking guard"):
+the largest list run in 8,262 honest solutions (800 Qwen2.5-Math CoT samples, GSM8K train and
+socratic test, MATH-500 and AIME 2024 reference solutions) is 42 numbers (a LaTeX table); the
+largest distinct-number count is 95 at a density of 39.7 per 1000 characters.
+
+Example:
+    >>> from training_recipes.guards import GuardConfig, inspect_completion
+    >>> report = inspect_completion(" ".join(str(i) for i in range(200)), GuardConfig())
+    >>> report.redacted_numbers, report.number_spam
+    (200, True)
+    >>> inspect_completion("So 48/2 = 24 clips in May.", GuardConfig()).number_spam
+    False
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+__all__ = [
+    "GuardConfig",
+    "GuardReport",
+    "NUMBER_RE",
+    "inspect_completion",
+    "node_char_share",
+    "number_spam",
+    "redact_number_lists",
+]
+
+#: A numeric literal: ``12``, ``-3``, ``1,000``, ``2.5``, ``.75``; not the digits of ``x_24`` or ``a1``.
+NUMBER_RE = re.compile(r"(?<![\w.])[-−]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?!\w)|(?<![\w.])\.\d+(?!\w)")
+
+#: What may stand between two numbers of one list: separators only, no operator, no word.
+_LIST_SEPARATOR_RE = re.compile(
+    r"^(?:\s|[,;|&]|\\\\|\\[,;:! ]|\\quad|\\qquad|\\ldots|\\dots|\\cdots|\.\.\.|…|\band\b|\bor\b)*$"
+)
+
+
+@dataclass(frozen=True)
+class GuardConfig:
+    """Thresholds of the three guard rules; ``enabled=False`` turns the guard off.
+
+    Defaults sit well above what honest solutions reach (see the module docstring).
+    """
+
+    enabled: bool = True
+    max_list_run: int = 64
+    min_distinct_numbers: int = 64
+    max_number_density: float = 60.0
+    max_node_char_share: float = 0.6
+    min_nodes_for_share: int = 2
+
+    def __post_init__(self):
+        if self.max_list_run < 2:
+            raise ValueError(f"GuardConfig.max_list_run must be >= 2, got {self.max_list_run}")
+        if not 0.0 < self.max_node_char_share <= 1.0:
+            raise ValueError(f"GuardConfig.max_node_char_share must be in (0, 1], got {self.max_node_char_share}")
+
+
+@dataclass
+class GuardReport:
+    """What the guard saw in one completion.
+
+    ``text`` is the completion with long number lists blanked (same length as the input);
+    ``redacted_spans`` are their ``(start, end)`` character offsets.
+    """
+
+    text: str
+    redacted_spans: list[tuple[int, int]] = field(default_factory=list)
+    redacted_numbers: int = 0
+    distinct_numbers: int = 0
+    number_density: float = 0.0
+    number_spam: bool = False
+
+
+def _non_space_chars(text: str) -> int:
+    return sum(1 for ch in text if not ch.isspace())
+
+
+def redact_number_lists(text: str, min_run: int) -> tuple[str, list[tuple[int, int]], int]:
+    """Blank every list run of at least ``min_run`` numbers.
+
+    Returns ``(redacted_text, spans, n_numbers_redacted)``; ``redacted_text`` has the input's length.
+
+    >>> redact_number_lists("a 1, 2, 3, 4 b", 4)
+    ('a            b', [(2, 12)], 4)
+    >>> redact_number_lists("1 + 2 = 3", 3)[1]
+    []
+    """
+    matches = list(NUMBER_RE.finditer(text))
+    spans: list[tuple[int, int]] = []
+    n_redacted = 0
+    run_start = 0
+    for i in range(1, len(matches) + 1):
+        ends_run = i == len(matches) or not _LIST_SEPARATOR_RE.match(text[matches[i - 1].end() : matches[i].start()])
+        if ends_run:
+            if i - run_start >= min_run:
+                spans.append((matches[run_start].start(), matches[i - 1].end()))
+                n_redacted += i - run_start
+            run_start = i
+    if not spans:
+        return text, spans, 0
+    pieces, cursor = [], 0
+    for start, end in spans:
+        pieces.append(text[cursor:start])
+        pieces.append(" " * (end - start))
+        cursor = end
+    pieces.append(text[cursor:])
+    return "".join(pieces), spans, n_redacted
+
+
+def number_spam(text: str, config: GuardConfig) -> tuple[bool, int, float]:
+    """Rule 2: ``(is_spam, distinct_numbers, density per 1000 non-space chars)``.
+
+    >>> number_spam(", ".join(f"x={i}" for i in range(100)), GuardConfig())[0]
+    True
+    """
+    distinct = {m.group().replace(",", "").replace("−", "-") for m in NUMBER_RE.finditer(text)}
+    density = 1000.0 * len(distinct) / max(1, _non_space_chars(text))
+    spam = len(distinct) >= config.min_distinct_numbers and density > config.max_number_density
+    return spam, len(distinct), density
+
+
+def node_char_share(text: str, spans) -> float:
+    """Rule 3: share of non-whitespace characters of ``text`` inside the union of ``spans``.
+
+    ``spans`` are ``(start, end)`` character offsets (e.g. the ``positions`` of a score dict).
+
+    >>> node_char_share("x=5 so y=7", [(0, 3), (7, 10)])
+    0.75
+    """
+    intervals = sorted((max(0, int(s)), min(len(text), int(e))) for s, e in spans if e is not None and s is not None)
+    covered, cursor = 0, 0
+    for start, end in intervals:
+        start = max(start, cursor)
+        if end > start:
+            covered += _non_space_chars(text[start:end])
+            cursor = end
+    return covered / max(1, _non_space_chars(text))
+
+
+def inspect_completion(text: str, config: GuardConfig) -> GuardReport:
+    """Apply rules 1 and 2 to one completion (rule 3 needs the matcher's spans; see rewards)."""
+    if not config.enabled:
+        return GuardReport(text=text)
+    redacted, spans, n_redacted = redact_number_lists(text, config.max_list_run)
+    spam, distinct, density = number_spam(text, config)
+    return GuardReport(
+        text=redacted,
+        redacted_spans=spans,
+        redacted_numbers=n_redacted,
+        distinct_numbers=distinct,
+        number_density=density,
+        number_spam=spam,
+    )
