@@ -1,0 +1,56 @@
+"""Training split loading (training_recipes.data) on the real GSM8K-train fixture and bad files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from training_recipes.data import TrainingDataError, load_training_split, normalise_nodes, read_records
+
+FIXTURE = Path(__file__).parent / "fixtures" / "train" / "gsm8k_train_fixture.jsonl"
+
+
+def test_fixture_loads_with_prompt_answer_nodes():
+    ds = load_training_split(FIXTURE)
+    assert len(ds) == 8
+    row = ds[0]
+    assert row["prompt"][0]["role"] == "user"
+    assert "Natalia sold clips" in row["prompt"][0]["content"] and "\\boxed{}" in row["prompt"][0]["content"]
+    assert row["answer"] == "72"
+    assert [n["text"] for n in row["nodes"]] == ["48/2=24", "24"]
+    assert ds[7]["nodes"] == []  # the no-node row
+
+
+def test_max_samples_and_template():
+    ds = load_training_split(FIXTURE, prompt_template="Q: {problem}", max_samples=3)
+    assert len(ds) == 3 and ds[1]["prompt"][0]["content"].startswith("Q: Weng earns")
+
+
+def test_string_nodes_and_json_nodes_are_normalised():
+    assert normalise_nodes(["x=2"])[0] == {"id": "n1", "text": "x=2", "kind": None, "forms": [], "value": None,
+                                           "support": 0.0, "position": 0.0}
+    assert normalise_nodes(json.dumps([{"id": "a", "text": "3/4", "value": 0.75}]))[0]["value"] == "0.75"
+
+
+@pytest.mark.parametrize("line,message", [
+    ("{not json", "not valid JSON"),
+    ('["a list"]', "expected a JSON object"),
+    ('{"problem": "", "answer": "1", "nodes": []}', "'problem'"),
+    ('{"problem": "p", "nodes": []}', "'answer'"),
+    ('{"problem": "p", "answer": "1", "nodes": {"a": 1}}', "'nodes' must be a list"),
+    ('{"problem": "p", "answer": "1", "nodes": [{"kind": "value"}]}', "nodes\\[0\\] needs"),
+    ('{"problem": "p", "answer": "1", "nodes": [{"text": "x", "forms": "y"}]}', "forms must be a list"),
+])
+def test_bad_records_name_file_line_and_field(tmp_path, line, message):
+    path = tmp_path / "bad.jsonl"
+    path.write_text('{"problem": "ok", "answer": "1", "nodes": []}\n' + line + "\n")
+    with pytest.raises(TrainingDataError, match=message) as err:
+        read_records(path)
+    assert f"{path}:2" in str(err.value)
+
+
+def test_missing_file_says_how_to_fix(tmp_path):
+    with pytest.raises(TrainingDataError, match="node_builder"):
+        read_records(tmp_path / "nope.jsonl")

@@ -1,0 +1,126 @@
+"""ConsensusPR rewards for verl (the reference DAPO implementation), without importing verl.
+
+verl calls a custom reward as ``compute_score(data_source, solution_str, ground_truth, extra_info,
+**reward_kwargs)``. Point it here and pass the reward mode in ``reward_kwargs``::
+
+    custom_reward_function.path=training_recipes/verl_adapter.py
+    custom_reward_function.name=compute_score
+    +custom_reward_function.reward_kwargs.mode=linear
+    +custom_reward_function.reward_kwargs.alpha=0.5
+
+The nodes travel in ``extra_info["nodes"]`` (a list of node dicts or its JSON string, as written
+by :func:`export_parquet`). The returned dict has ``score`` (the reward) plus ``acc``, ``ncr`` (the
+node term used: the guarded NCR, or ``acc`` for a problem without nodes), ``has_nodes`` and
+``guarded``, which verl keeps as ``reward_extra_info`` (``acc`` is what verl's DAPO
+``algorithm.filter_groups.metric=acc`` reads). ``cl`` needs the current epoch in
+``extra_info["epoch"]`` or ``reward_kwargs.epoch``.
+
+Export the training split to verl's parquet layout::
+
+    python -m training_recipes.verl_adapter --data lm_eval_tasks/consensusbench/data/gsm8k_train.jsonl \\
+        --out data/consensusbench_gsm8k_train.parquet
+
+Example:
+    >>> nodes = [{"id": "n1", "text": "48/2=24"}, {"id": "n2", "text": "48+24=72"}]
+    >>> out = compute_score("consensusbench/gsm8k", "48/2 = 24, so \\\\boxed{70}", "72", {"nodes": nodes}, mode="max")
+    >>> out["score"], out["acc"], out["ncr"]
+    (0.5, 0.0, 0.5)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from training_recipes.data import DEFAULT_PROMPT_TEMPLATE, normalise_nodes, read_records
+from training_recipes.guards import GuardConfig
+from training_recipes.rewards import MODES, mix_reward
+from training_recipes.scoring import score_completions
+
+__all__ = ["compute_score", "export_parquet", "to_verl_rows"]
+
+
+def compute_score(data_source: str, solution_str: str, ground_truth: str, extra_info: dict | None = None,
+                  mode: str = "linear", alpha: float = 0.5, switch_epoch: float = 1.0, guard: bool = True,
+                  epoch: float | None = None, **kwargs: Any) -> dict[str, Any]:
+    """Score one verl rollout with a ConsensusPR reward (formulas: :mod:`training_recipes.rewards`).
+
+    Args:
+        data_source: verl's dataset tag (unused; every source is scored the same way).
+        solution_str: the decoded response.
+        ground_truth: the gold answer (``reward_model.ground_truth``).
+        extra_info: holds ``nodes`` (list or JSON string) and, for ``cl``, ``epoch``.
+        mode, alpha, switch_epoch: the ConsensusPR reward (``reward_kwargs`` in verl's config).
+        guard: the reward-hacking guard (on by default).
+        epoch: current epoch for ``cl`` when not in ``extra_info``.
+    """
+    if mode not in MODES:
+        raise ValueError(f"verl compute_score: unknown mode {mode!r}; expected one of {MODES}")
+    extra_info = extra_info or {}
+    nodes = normalise_nodes(extra_info.get("nodes"), where=f"extra_info of {data_source}")
+    if mode == "cl":
+        epoch = extra_info.get("epoch", epoch)
+        if epoch is None:
+            raise ValueError("verl compute_score: mode 'cl' needs the current epoch in extra_info['epoch'] "
+                             "or reward_kwargs.epoch")
+    guard_config = GuardConfig(enabled=bool(guard))
+    score = score_completions([solution_str or ""], [str(ground_truth)], [nodes], guard=guard_config,
+                              need_nodes=mode != "outcome" or bool(nodes))[0]
+    reward = mix_reward(mode, score.acc, score.ncr, alpha, float(epoch or 0.0), switch_epoch)
+    return {
+        "score": reward,
+        "acc": score.acc,
+        "ncr": score.acc if score.ncr is None else score.ncr,
+        "has_nodes": bool(nodes),
+        "guarded": score.guard,
+    }
+
+
+def to_verl_rows(records: list[dict], data_source: str, prompt_template: str = DEFAULT_PROMPT_TEMPLATE) -> list[dict]:
+    """SPEC §2 records -> verl RL rows (``data_source, prompt, ability, reward_model, extra_info``).
+
+    >>> to_verl_rows([{"id": "a", "problem": "1+1?", "answer": "2", "nodes": []}], "x")[0]["reward_model"]
+    {'style': 'rule', 'ground_truth': '2'}
+    """
+    return [
+        {
+            "data_source": data_source,
+            "prompt": [{"role": "user", "content": prompt_template.format(problem=r["problem"])}],
+            "ability": "math",
+            "reward_model": {"style": "rule", "ground_truth": str(r["answer"])},
+            "extra_info": {"index": i, "id": str(r.get("id", i)), "nodes": json.dumps(r.get("nodes") or [])},
+        }
+        for i, r in enumerate(records)
+    ]
+
+
+def export_parquet(data: str | Path, out: str | Path, data_source: str | None = None) -> Path:
+    """Write a SPEC §2 JSONL split as a verl parquet file; nodes are a JSON string in ``extra_info``."""
+    import pandas as pd
+
+    records = read_records(data)
+    rows = to_verl_rows(records, data_source or f"consensusbench/{Path(data).stem}")
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_suffix(out.suffix + ".tmp")
+    pd.DataFrame(rows).to_parquet(tmp, index=False)
+    tmp.replace(out)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m training_recipes.verl_adapter",
+                                     description="Export a SPEC §2 training split to verl's parquet layout.")
+    parser.add_argument("--data", required=True, help="SPEC §2 JSONL file")
+    parser.add_argument("--out", required=True, help="output .parquet")
+    parser.add_argument("--data_source", default=None)
+    args = parser.parse_args(argv)
+    print(export_parquet(args.data, args.out, args.data_source))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
