@@ -1,0 +1,256 @@
+"""lm-eval hooks for the ConsensusBench tasks: they only adapt lm-eval to ``consensus_metrics``.
+
+Data flow (one task, one problem, ``repeats: n`` generations)::
+
+    data/<benchmark>.jsonl --load_consensusbench--> docs (+ "tpn_tokenizer" from --model_args)
+    doc --doc_to_text--> prompt (problem + boxed-answer instruction; chat template optional)
+    n generations --keep_all_responses--> process_results --score_trajectory (x n)--> per-problem
+    metrics --lm-eval aggregation (mean / total / ...)--> results JSON
+
+Per problem (``process_results``), with ``c`` = number of correct generations out of ``n``:
+
+* ``acc`` = c / n (SPEC §4 Acc; with n > 1 it is also reported as ``pass@1``),
+* ``pass@k`` = 1 - C(n-c, k) / C(n, k) for k in 2, 4, 8, ... <= n and k = n (only when n > 1),
+* ``ncr`` = mean NCR of the n generations; omitted when the problem has no nodes (undefined),
+* ``tpn`` = mean TPN over the generations where it is defined (>= 1 node covered); omitted
+  when no generation covers a node,
+* ``n_tokens`` = mean trajectory length in TPN units (the evaluated model's tokens),
+* ``ncr_undefined`` / ``tpn_undefined`` / ``think_unclosed`` / ``timed_out`` = how many of the
+  n generations had undefined NCR / undefined TPN / an unclosed ``<think>`` / a matcher timeout,
+* ``trajectories`` = the n full score dicts (covered node ids, their char ``positions``,
+  ``tpn_unit``, ...) — written to the samples file; aggregated as the number of generations,
+* ``tpn_unit`` = the tokenizer TPN counted in; aggregated as the list of units used.
+
+Omitting an undefined value (instead of writing NaN or None) is how lm-eval 0.4.13 leaves a
+document out of one metric's mean: the mean and its standard error are then taken over the
+problems where the metric is defined, and ``*_undefined`` says how many generations were left out.
+
+Example::
+
+    >>> doc = {"problem": "What is 2+3?", "answer": "5", "tpn_tokenizer": "",
+    ...        "nodes": [{"id": "n1", "text": "2+3=5", "kind": "equation", "forms": [],
+    ...                   "value": None, "support": 1.0, "position": 0.5}]}
+    >>> out = process_results(doc, [["2+3=5, so the answer is \\\\boxed{5}."]])
+    >>> out["acc"], out["ncr"], out["trajectories"][0]["covered"]
+    (1.0, 1.0, ['n1'])
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+import os
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import consensus_metrics
+
+log = logging.getLogger(__name__)
+
+BOXED_INSTRUCTION = "Please reason step by step, and put your final answer within \\boxed{}."
+"""Appended to every problem (the Qwen/DeepSeek convention math-verify extracts best)."""
+
+DATA_DIR_ENV = "CONSENSUSBENCH_DATA_DIR"
+PACKAGE_DATA_DIR = Path(__file__).resolve().parent / "data"
+PASS_AT_K = (2, 4, 8, 16, 32, 64, 128)
+"""pass@k values reported (those <= n, plus k = n) when a task runs ``repeats: n`` > 1."""
+
+REQUIRED_FIELDS = {"id": str, "problem": str, "answer": str, "nodes": list}
+TOKENIZER_KEYS = ("tpn_tokenizer", "tokenizer", "pretrained", "model")
+"""Metadata keys naming TPN's tokenizer, first match wins. ``--model_args`` lands in the
+metadata, so ``pretrained=`` (hf, vllm) or ``tokenizer=``/``model=`` (local-*-completions) work;
+``--metadata '{"tpn_tokenizer": ...}'`` overrides them."""
+
+
+# ----------------------------------------------------------------------------- prompt
+
+def doc_to_text(doc: dict) -> str:
+    """The prompt: the problem, a blank line, and the boxed-answer instruction.
+
+    With ``--apply_chat_template`` this whole string is the user message.
+    """
+    return f"{doc['problem'].strip()}\n\n{BOXED_INSTRUCTION}"
+
+
+# ----------------------------------------------------------------------------- data
+
+def resolve_data_dir(data_dir: str | os.PathLike | None = None) -> Path:
+    """Folder with the ``<benchmark>.jsonl`` files: ``data_dir`` (task metadata, e.g.
+    ``--metadata '{"data_dir": "..."}'``), else ``$CONSENSUSBENCH_DATA_DIR``, else the data
+    shipped inside the package."""
+    chosen = data_dir or os.environ.get(DATA_DIR_ENV)
+    return Path(chosen).expanduser().resolve() if chosen else PACKAGE_DATA_DIR
+
+
+def resolve_tokenizer_name(metadata: dict[str, Any]) -> str:
+    """The name or path of the evaluated model's tokenizer found in the task metadata, or ``""``."""
+    for key in TOKENIZER_KEYS:
+        value = metadata.get(key)
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    return ""
+
+
+def read_problems(path: Path) -> list[dict[str, Any]]:
+    """Read and check one ConsensusBench JSONL file (SPEC §2); errors name the file and line."""
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"ConsensusBench data file {path} does not exist. Build it with node_builder, or point "
+            f"the tasks at another folder with --metadata '{{\"data_dir\": \"DIR\"}}' or "
+            f"${DATA_DIR_ENV}."
+        )
+    rows = []
+    with path.open(encoding="utf-8") as handle:
+        for lineno, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as err:
+                raise ValueError(f"{path}:{lineno}: not valid JSON ({err.msg})") from err
+            if not isinstance(row, dict):
+                raise ValueError(f"{path}:{lineno}: expected a JSON object, got {type(row).__name__}")
+            for field, kind in REQUIRED_FIELDS.items():
+                if not isinstance(row.get(field), kind):
+                    raise ValueError(
+                        f"{path}:{lineno}: field {field!r} must be a {kind.__name__}, "
+                        f"got {row.get(field)!r:.80}"
+                    )
+            for position, node in enumerate(row["nodes"]):
+                if not isinstance(node, dict) or not isinstance(node.get("id"), str) \
+                        or not isinstance(node.get("text"), str):
+                    raise ValueError(
+                        f"{path}:{lineno}: nodes[{position}] needs string 'id' and 'text' fields"
+                    )
+                # Arrow needs one type per column: SPEC values are exact strings like "3/4".
+                if node.get("value") is not None:
+                    node["value"] = str(node["value"])
+                node["forms"] = [str(form) for form in node.get("forms") or []]
+            rows.append(row)
+    if not rows:
+        raise ValueError(f"{path}: no problems in the file")
+    return rows
+
+
+def load_consensusbench(data_file: str, data_dir: str | None = None, **metadata: Any) -> dict:
+    """lm-eval ``custom_dataset`` hook: ``{"test": Dataset}`` of one benchmark's problems.
+
+    Args:
+        data_file: the file name inside the data folder (set per task in ``dataset_kwargs``).
+        data_dir: optional data folder (see :func:`resolve_data_dir`).
+        **metadata: the task metadata, which lm-eval merges with ``--model_args``; used to
+            find TPN's tokenizer (see :data:`TOKENIZER_KEYS`).
+
+    Every doc gets a ``tpn_tokenizer`` field naming that tokenizer (``""``: none given, TPN
+    then counts regex pre-tokens), so the samples file says what TPN was measured in.
+    """
+    import datasets
+
+    path = resolve_data_dir(data_dir) / data_file
+    rows = read_problems(path)
+    tokenizer_name = resolve_tokenizer_name(metadata)
+    if not tokenizer_name:
+        log.warning(
+            "ConsensusBench: no tokenizer in --model_args (pretrained=/tokenizer=/model=); TPN "
+            "and n_tokens will count regex pre-tokens instead of model tokens."
+        )
+    for row in rows:
+        row["tpn_tokenizer"] = tokenizer_name
+    try:
+        dataset = datasets.Dataset.from_list(rows)
+    except Exception as err:  # pyarrow raises several types for inconsistent columns
+        raise ValueError(f"{path}: rows have inconsistent field types ({err})") from err
+    return {"test": dataset}
+
+
+# ----------------------------------------------------------------------------- scoring
+
+@functools.lru_cache(maxsize=4)
+def load_tokenizer(name: str):
+    """The evaluated model's tokenizer, loaded offline once per process; ``None`` when ``name``
+    is empty or cannot be loaded without the network (TPN then falls back to regex pre-tokens
+    and its ``tpn_unit`` says so)."""
+    if not name:
+        return None
+    try:
+        from transformers import AutoTokenizer
+
+        return AutoTokenizer.from_pretrained(name, local_files_only=True)
+    except Exception as err:  # missing files, unknown model type, no transformers, ...
+        log.warning("ConsensusBench: cannot load tokenizer %r offline (%s); TPN counts regex "
+                    "pre-tokens instead.", name, err)
+        return None
+
+
+def keep_all_responses(resps: Iterable[list[str]], docs: Iterable[dict]) -> Iterable[list[str]]:
+    """lm-eval ``custom`` filter that keeps all ``repeats`` generations of each doc (the default
+    filter keeps only the first)."""
+    return resps
+
+
+def process_results(doc: dict, results: Sequence[Any]) -> dict[str, Any]:
+    """Score the generations of one problem with ``consensus_metrics.score_trajectory``.
+
+    ``results[0]`` holds the doc's generations (a list after :func:`keep_all_responses`, a
+    string under lm-eval's default ``take_first`` filter). See the module docstring for keys.
+    """
+    generations = results[0] if isinstance(results[0], (list, tuple)) else [results[0]]
+    texts = [text if isinstance(text, str) else "" for text in generations]
+    tokenizer = load_tokenizer(doc.get("tpn_tokenizer") or "")
+    scores = [
+        consensus_metrics.score_trajectory(text, doc["nodes"], doc["answer"], tokenizer=tokenizer)
+        for text in texts
+    ]
+    n = len(scores)
+    correct = sum(int(score["acc"]) for score in scores)
+    out: dict[str, Any] = {"acc": correct / n}
+    if n > 1:
+        out["pass@1"] = correct / n
+        for k in sorted({k for k in PASS_AT_K if k < n} | {n}):
+            out[f"pass@{k}"] = float(consensus_metrics.pass_at_k(n, correct, k))
+    ncrs = [score["ncr"] for score in scores if score["ncr"] is not None]
+    tpns = [score["tpn"] for score in scores if score["tpn"] is not None]
+    if ncrs:
+        out["ncr"] = sum(ncrs) / len(ncrs)
+    if tpns:
+        out["tpn"] = sum(tpns) / len(tpns)
+    out["n_tokens"] = sum(score["n_tokens"] for score in scores) / n
+    out["ncr_undefined"] = n - len(ncrs)
+    out["tpn_undefined"] = n - len(tpns)
+    out["think_unclosed"] = sum(int(bool(score["think_unclosed"])) for score in scores)
+    out["timed_out"] = sum(int(bool(score["timed_out"])) for score in scores)
+    out["trajectories"] = scores
+    out["tpn_unit"] = scores[0]["tpn_unit"] if scores else ""
+    return out
+
+
+# ----------------------------------------------------------------------------- aggregation
+
+def total(items: Sequence[float]) -> int:
+    """Aggregation: the sum over problems (for the ``*_undefined`` / ``think_unclosed`` /
+    ``timed_out`` counts).
+
+    >>> total([0, 2, 1])
+    3
+    """
+    return int(sum(items))
+
+
+def count_trajectories(items: Sequence[list[dict]]) -> int:
+    """Aggregation of ``trajectories``: the number of generations scored (problems x repeats).
+
+    >>> count_trajectories([[{"acc": 1}], [{"acc": 0}, {"acc": 1}]])
+    3
+    """
+    return sum(len(per_problem) for per_problem in items)
+
+
+def tpn_units(items: Sequence[str]) -> str:
+    """Aggregation of ``tpn_unit``: the distinct TPN units (tokenizers) used, comma-separated.
+
+    >>> tpn_units(["a/tok", "a/tok"])
+    'a/tok'
+    """
+    return ", ".join(sorted({str(item) for item in items}))

@@ -1,0 +1,149 @@
+"""Make the plain ``lm_eval`` CLI and ``TaskManager()`` see the ConsensusBench tasks.
+
+lm-eval 0.4.13 finds tasks only in its own folder and in ``--include_path``; it has no plugin
+hook. Installing this project therefore also puts two files at the top of site-packages (see
+``setup.py``): ``consensusbench_lm_eval.pth`` and the module it imports at every Python
+start-up, ``consensusbench_lm_eval_hook.py`` (a copy of ``lm_eval_tasks/_startup_hook.py``).
+That module only inserts a small finder into ``sys.meta_path``: no lm-eval import, no file
+access, not even an import of this package. When — and only when — a program imports
+``lm_eval.tasks.manager``, the finder imports this module, lets the normal import run and then
+wraps ``TaskManager.__init__`` so that our task folder is scanned like a built-in one::
+
+    TaskManager(include_path=P)  ->  TaskManager(include_path=[TASK_FOLDER, P])
+
+User paths come after ours, so a user's own ``consensusbench_*`` YAMLs still override ours
+(lm-eval lets later paths win). ``include_defaults=False`` is respected (no tasks added).
+``CONSENSUSBENCH_LM_EVAL_HOOK=0`` in the environment turns the hook off.
+
+The project also declares the entry point ``lm_eval.tasks: consensusbench =
+lm_eval_tasks.consensusbench`` (the package whose folder holds the YAMLs), for an lm-eval
+version that discovers task plugins natively.
+
+Example::
+
+    >>> from lm_eval.tasks import TaskManager          # doctest: +SKIP
+    >>> "consensusbench_gsm8k" in TaskManager().all_tasks  # doctest: +SKIP
+    True
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+
+from lm_eval_tasks import TASKS_DIR as TASK_FOLDER
+TARGET_MODULE = "lm_eval.tasks.manager"
+DISABLE_ENV = "CONSENSUSBENCH_LM_EVAL_HOOK"
+_PATCHED_FLAG = "_consensusbench_include_path"
+
+
+def task_folder() -> str:
+    """Absolute path of the ConsensusBench task folder (what ``--include_path`` would name)."""
+    return TASK_FOLDER
+
+
+def _with_our_folder(include_path):
+    """``include_path`` with :data:`TASK_FOLDER` put first (unless already there)."""
+    if include_path is None:
+        paths = []
+    elif isinstance(include_path, (list, tuple)):
+        paths = list(include_path)
+    else:
+        paths = [include_path]
+    ours = os.path.realpath(TASK_FOLDER)
+    if any(os.path.realpath(os.fspath(path)) == ours for path in paths):
+        return include_path
+    return [TASK_FOLDER, *paths]
+
+
+def patch_task_manager(task_manager_cls) -> None:
+    """Wrap ``task_manager_cls.__init__`` to add our task folder; calling it twice is harmless."""
+    original = task_manager_cls.__init__
+    if getattr(original, _PATCHED_FLAG, False):
+        return
+    import inspect
+
+    signature = inspect.signature(original)
+
+    @functools.wraps(original)
+    def __init__(self, *args, **kwargs):
+        try:
+            bound = signature.bind(self, *args, **kwargs)
+        except TypeError:  # let lm-eval report the bad call itself
+            return original(self, *args, **kwargs)
+        arguments = bound.arguments
+        if arguments.get("include_defaults", True) and "include_path" in signature.parameters:
+            arguments["include_path"] = _with_our_folder(arguments.get("include_path"))
+        return original(*bound.args, **bound.kwargs)
+
+    setattr(__init__, _PATCHED_FLAG, True)
+    task_manager_cls.__init__ = __init__
+
+
+class _PatchingLoader:
+    """Runs the real loader of ``lm_eval.tasks.manager``, then patches its ``TaskManager``."""
+
+    def __init__(self, loader):
+        self._loader = loader
+
+    def create_module(self, spec):
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module):
+        self._loader.exec_module(module)
+        task_manager_cls = getattr(module, "TaskManager", None)
+        if task_manager_cls is not None:
+            patch_task_manager(task_manager_cls)
+
+    def __getattr__(self, name):  # get_source, get_filename, ... for tracebacks and tools
+        return getattr(self._loader, name)
+
+
+def patched_spec(fullname: str):
+    """The import spec of ``fullname`` (``lm_eval.tasks.manager``) with a loader that patches
+    ``TaskManager`` right after the module runs; ``None`` if no other finder knows it.
+
+    Must be called with our finders already out of ``sys.meta_path`` (no recursion)."""
+    from importlib.util import find_spec
+
+    spec = find_spec(fullname)
+    if spec is not None and spec.loader is not None:
+        spec.loader = _PatchingLoader(spec.loader)
+    return spec
+
+
+class _LmEvalFinder:
+    """A ``sys.meta_path`` entry that only reacts to ``lm_eval.tasks.manager`` (then leaves)."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != TARGET_MODULE:
+            return None
+        remove_hook()
+        return patched_spec(fullname)
+
+
+def remove_hook() -> None:
+    """Take our finder out of ``sys.meta_path`` (patched classes stay patched)."""
+    sys.meta_path[:] = [finder for finder in sys.meta_path if not isinstance(finder, _LmEvalFinder)]
+
+
+def hook_disabled() -> bool:
+    """True when ``$CONSENSUSBENCH_LM_EVAL_HOOK`` is 0/false/no/off."""
+    return os.environ.get(DISABLE_ENV, "1").strip().lower() in {"0", "false", "no", "off"}
+
+
+def install_hook() -> None:
+    """Patch ``TaskManager`` now if lm-eval's task manager is already imported, otherwise wait
+    for it with a finder (what the start-up hook does, for programs that did not get it)."""
+    try:
+        if hook_disabled():
+            return
+        module = sys.modules.get(TARGET_MODULE)
+        if module is not None and hasattr(module, "TaskManager"):
+            patch_task_manager(module.TaskManager)
+            return
+        if not any(isinstance(finder, _LmEvalFinder) for finder in sys.meta_path):
+            sys.meta_path.insert(0, _LmEvalFinder())
+    except Exception as err:  # pragma: no cover - defensive: never break interpreter start-up
+        print(f"consensusbench: lm-eval task hook not installed ({err})", file=sys.stderr)
