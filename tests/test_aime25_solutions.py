@@ -459,3 +459,436 @@ def test_2025_I_10_sudoku_band():
         "$9! \\cdot 56 \\cdot 6^6 = 2^{16} \\cdot 3^{10} \\cdot 5 \\cdot 7^2$",
         "$2 \\cdot 16 + 3 \\cdot 10 + 5 \\cdot 1 + 7 \\cdot 2 = 81$",
     )
+
+
+def test_2025_I_11_sawtooth_parabola():
+    y = sp.symbols("y", real=True)
+    total, count = 0, 0
+    rising_sums, falling_sums = [], []
+    for k in range(0, 12):  # pieces beyond k = 8 lie at x > 34 and must contribute nothing
+        rising = [r for r in sp.solve(34 * y**2 - y - 4 * k, y) if -1 <= r < 1]
+        falling = [r for r in sp.solve(34 * y**2 + y - (4 * k + 2), y) if -1 < r <= 1]
+        assert k <= 8 or not rising + falling
+        # x = 34 y^2 must lie on the x-interval of the piece (equivalent to the y-range).
+        assert all(4 * k - 1 <= 34 * r**2 < 4 * k + 1 for r in rising)
+        assert all(4 * k + 1 <= 34 * r**2 < 4 * k + 3 for r in falling)
+        rising_sums.append(sp.nsimplify(sum(rising)))
+        falling_sums.append(sp.nsimplify(sum(falling)))
+        total += sum(rising) + sum(falling)
+        count += len(rising) + len(falling)
+    assert rising_sums[:9] == [sp.Rational(1, 34)] * 9
+    assert falling_sums[:8] == [-sp.Rational(1, 34)] * 8
+    assert sp.simplify(falling_sums[8] - (-1 + 5 * sp.sqrt(185)) / 68) == 0
+    assert sp.sqrt(4353) < 67 and sp.sqrt(4081) < 67 and sp.sqrt(4625) > 67
+    assert sp.sqrt(4625) == 5 * sp.sqrt(185) and 1 + 544 * 8 == 4353 and 273 + 544 * 7 == 4081
+    assert count == 35
+    assert sp.simplify(total - (1 + 5 * sp.sqrt(185)) / 68) == 0
+    # Independent check in x: solve x = 34 f(x)^2 piece by piece on the x-axis, numerically.
+    x = sp.symbols("x", real=True)
+    numeric = 0.0
+    for k in range(0, 9):
+        for piece, lo, hi in ((x - 4 * k, 4 * k - 1, 4 * k + 1), (4 * k + 2 - x, 4 * k + 1, 4 * k + 3)):
+            for root in sp.Poly(34 * piece**2 - x, x).nroots():
+                if abs(sp.im(root)) < 1e-12 and lo <= sp.re(root) < hi:
+                    numeric += float(piece.subs(x, sp.re(root)))
+    assert abs(numeric - float((1 + 5 * sp.sqrt(185)) / 68)) < 1e-9
+    assert sp.factorint(185) == {5: 1, 37: 1} and math.gcd(1, 5, 68) == 1
+    assert 1 + 5 + 185 + 68 == OFFICIAL_ANSWERS["2025-I-11"]
+    assert_stated(
+        "2025-I-11", 1, "$34y^2 - y - 4k = 0$", "$\\frac{9}{34}$", "$34y^2 + y - (4k + 2) = 0$",
+        "$-\\frac{8}{34}$", "$y = \\frac{-1 + 5\\sqrt{185}}{68}$", "$35$",
+        "$\\frac{9}{34} - \\frac{8}{34} + \\frac{-1 + 5\\sqrt{185}}{68} = \\frac{1 + 5\\sqrt{185}}{68}$",
+    )
+
+
+def test_2025_I_12_finite_region():
+    x, y, z = sp.symbols("x y z", real=True)
+    assert sp.expand((x - y * z) - (y - z * x) - (x - y) * (1 + z)) == 0
+    assert sp.expand((y - z * x) - (z - x * y) - (y - z) * (1 + x)) == 0
+    plane = x + y + z - 75
+    vertices = [sp.solve([plane, x + 1, x - y], [x, y, z]), sp.solve([plane, x + 1, y - z], [x, y, z]),
+                sp.solve([plane, x - y, y - z], [x, y, z])]
+    points = [sp.Matrix([v[x], v[y], v[z]]) for v in vertices]
+    assert [tuple(p) for p in points] == [(-1, -1, 77), (-1, 38, 38), (25, 25, 25)]
+    e1, e2 = points[1] - points[0], points[2] - points[0]
+    assert tuple(e1) == (0, 39, -39) and tuple(e2) == (26, 26, -52)
+    cross = e1.cross(e2)
+    assert tuple(cross) == (-1014, -1014, -1014)
+    area = cross.norm() / 2
+    assert area == 507 * sp.sqrt(3)
+    # Grid check on the plane: the points satisfying the original inequalities with x > -1 and
+    # z > -1 are exactly those of the triangle -1 < x < y < z, and the case x > y, z < -1,
+    # y > z, x < -1 never occurs. The grid estimate of the projected area is 507.
+    inside = 0
+    for i in range(-200, 200):
+        for j in range(-200, 200):
+            px, py = i + 0.5, j + 0.5  # unit-cell centres (exact in binary), off the boundary lines
+            pz = 75 - px - py
+            original = px - py * pz < py - pz * px < pz - px * py
+            triangle = -1 < px < py < pz
+            if original and px > -1 and pz > -1:
+                assert triangle
+            if triangle:
+                assert original
+                inside += 1
+            assert not (original and px > py and pz < -1 and py > pz and px < -1)
+    assert abs(inside - 507) < 0.05 * 507
+    assert 507 + 3 == OFFICIAL_ANSWERS["2025-I-12"]
+    assert_stated(
+        "2025-I-12", 1, "$(x - yz) - (y - zx) = (x - y)(1 + z)$", "$(y - zx) - (z - xy) = (y - z)(1 + x)$",
+        "$(x - y)(1 + z) < 0$", "$(y - z)(1 + x) < 0$", "$-1 < x < y < z$", "$(-1, -1, 77)$",
+        "$(-1, 38, 38)$", "$(25, 25, 25)$", "$(0, 39, -39)$", "$(26, 26, -52)$",
+        "$(-1014, -1014, -1014)$", "$1014\\sqrt{3}$", "$\\frac{1}{2} \\cdot 1014\\sqrt{3} = 507\\sqrt{3}$",
+    )
+
+
+def _chords_cross(p, q, r, s):
+    """Chords pq and rs (points given by their order around the circle) cross iff they alternate."""
+    lo, hi = min(p, q), max(p, q)
+    return (lo < r < hi) != (lo < s < hi)
+
+
+def _cross_probability(chord_a, chord_b):
+    """Exact crossing probability of two random chords with given quadrants.
+
+    Points in different quadrants are ordered by quadrant; points sharing a quadrant are in a
+    uniformly random order (each endpoint is uniform in its quadrant). A chord given as ``None``
+    is the horizontal diameter from angle 0 to angle 180 degrees (between Q2/Q3 and Q4/Q1).
+    """
+    points = [(quadrant, name) for name, quadrant in zip("pqrs", chord_a + chord_b)]
+    by_quadrant = {}
+    for quadrant, name in points:
+        by_quadrant.setdefault(quadrant, []).append(name)
+    groups = [by_quadrant[q] for q in sorted(by_quadrant)]
+    crossings = total = 0
+    for orders in itertools.product(*(itertools.permutations(g) for g in groups)):
+        position = {name: i for i, name in enumerate(itertools.chain(*orders))}
+        total += 1
+        crossings += _chords_cross(position["p"], position["q"], position["r"], position["s"])
+    return Fraction(crossings, total)
+
+
+def test_2025_I_13_expected_regions():
+    quadrant_pairs = [(a, b) for a in range(4) for b in range(4) if a != b]  # 12 equally likely
+    opposite = {(0, 2), (2, 0), (1, 3), (3, 1)}
+    # Chord versus the horizontal diameter: points at 0 and 180 degrees, i.e. between quadrants.
+    # Use half-quadrant positions: Q1 -> 1, Q2 -> 3, Q3 -> 5, Q4 -> 7; the diameter ends at 0 and 4.
+    p_diameter = Fraction(sum(_chords_cross(0, 4, 2 * a + 1, 2 * b + 1) for a, b in quadrant_pairs), 12)
+    assert p_diameter == Fraction(2, 3)
+    given = {"opposite": [], "adjacent": []}
+    for a in quadrant_pairs:
+        kind = "opposite" if a in opposite else "adjacent"
+        given[kind].append(sum(_cross_probability(a, b) for b in quadrant_pairs) / 12)
+    assert set(given["opposite"]) == {Fraction(7, 12)} and set(given["adjacent"]) == {Fraction(5, 12)}
+    p_chords = sum(_cross_probability(a, b) for a in quadrant_pairs for b in quadrant_pairs) / 144
+    assert p_chords == Fraction(1, 3) * Fraction(7, 12) + Fraction(2, 3) * Fraction(5, 12) == Fraction(17, 36)
+    expected_crossings = 1 + 25 * 2 * p_diameter + math.comb(25, 2) * p_chords
+    assert expected_crossings == 1 + Fraction(100, 3) + Fraction(425, 3) == 176
+    regions = 1 + 27 + expected_crossings
+    assert regions == OFFICIAL_ANSWERS["2025-I-13"]
+    # R = 1 + L + I by Euler's formula for chords of a circle (V = 2L + I, E = 2L + L + 2I).
+    for L, I in ((3, 2), (27, 176)):
+        V, E = 2 * L + I, 2 * L + (L + 2 * I)
+        assert E - V + 1 == 1 + L + I
+    assert_stated(
+        "2025-I-13", 1, "$R = 1 + L + I$", "$\\frac{4}{6} = \\frac{2}{3}$",
+        "$P(\\text{chord crosses a given diameter}) = \\frac{2}{3}$",
+        "$P(\\text{cross} \\mid \\text{opposite}) = \\frac{1}{6} \\cdot 1 + \\frac{1}{6} \\cdot \\frac{1}{2} + \\frac{4}{6} \\cdot \\frac{1}{2} = \\frac{7}{12}$",
+        "$P(\\text{cross} \\mid \\text{adjacent}) = \\frac{1}{6} \\cdot 0 + \\frac{1}{6} \\cdot \\frac{1}{2} + \\frac{4}{6} \\cdot \\frac{1}{2} = \\frac{5}{12}$",
+        "$\\frac{1}{3} \\cdot \\frac{7}{12} + \\frac{2}{3} \\cdot \\frac{5}{12} = \\frac{17}{36}$",
+        "$\\binom{25}{2} = 300$", "$E[I] = 1 + 50 \\cdot \\frac{2}{3} + 300 \\cdot \\frac{17}{36}$",
+        "$E[I] = 1 + \\frac{100}{3} + \\frac{425}{3} = 176$", "$1 + 27 + 176 = 204$",
+    )
+
+
+def _weiszfeld(points, start, iterations=3000):
+    """Geometric median of points (floats) by Weiszfeld's iteration."""
+    x, y = start
+    for _ in range(iterations):
+        weights = [1 / max(math.hypot(x - px, y - py), 1e-15) for px, py in points]
+        x = sum(w * px for w, (px, py) in zip(weights, points)) / sum(weights)
+        y = sum(w * py for w, (px, py) in zip(weights, points)) / sum(weights)
+    return x, y
+
+
+def test_2025_I_14_pentagon_minimum():
+    r3 = sp.sqrt(3)
+    AC2 = 14**2 + 7**2 - 2 * 14 * 7 * sp.cos(sp.pi / 3)
+    AD2 = 26**2 + 13**2 - 2 * 26 * 13 * sp.cos(sp.pi / 3)
+    assert (AC2, AD2) == (147, 507) and AC2 + 49 == 196 and AD2 + 169 == 676
+    AC, AD, CD = sp.sqrt(AC2), sp.sqrt(AD2), 24
+    assert (AC, AD) == (7 * r3, 13 * r3)
+    cos_cad = sp.nsimplify((AC2 + AD2 - CD**2) / (2 * AC * AD))
+    assert cos_cad == sp.Rational(1, 7)
+    sin_cad = sp.sqrt(1 - cos_cad**2)
+    assert sin_cad == 4 * r3 / 7
+    area_acd = sp.simplify(AC * AD * sin_cad / 2)
+    assert area_acd == 78 * r3
+    fermat_sq = sp.simplify(sp.Rational(AC2 + CD**2 + AD2, 2) + 2 * r3 * area_acd)
+    assert sp.Rational(AC2 + CD**2 + AD2, 2) == 615 and sp.simplify(2 * r3 * area_acd) == 468
+    assert fermat_sq == 1083 and sp.sqrt(fermat_sq) == 19 * r3
+    cos_adc = sp.nsimplify((AD2 + CD**2 - AC2) / (2 * AD * CD))
+    assert cos_adc == r3 / 2  # angle ADC = 30 degrees
+    cos_bae = sp.Rational(1, 2) * cos_cad - r3 / 2 * sin_cad
+    assert sp.simplify(cos_bae) == -sp.Rational(11, 14)
+    BE2 = sp.simplify(14**2 + 26**2 - 2 * 14 * 26 * cos_bae)
+    assert BE2 == 1444 and sp.sqrt(BE2) == 38
+
+    # Coordinates of the convex pentagon; numeric minimum of f and the Fermat point of ACD.
+    def rotate(v, degrees):
+        t = math.radians(degrees)
+        return (v[0] * math.cos(t) - v[1] * math.sin(t), v[0] * math.sin(t) + v[1] * math.cos(t))
+
+    A, B = (0.0, 0.0), (14.0, 0.0)
+    C = tuple(b + d for b, d in zip(B, rotate((-7.0, 0.0), -60)))  # |BC| = 7, angle B = 60
+    t_c = math.atan2(C[1], C[0])
+    t_d = t_c + math.acos(1 / 7)  # angle CAD, turning the same way as from AB to AC
+    D = (13 * math.sqrt(3) * math.cos(t_d), 13 * math.sqrt(3) * math.sin(t_d))
+    t_e = t_d + math.radians(30)
+    E = (26 * math.cos(t_e), 26 * math.sin(t_e))
+    dist = lambda p, q: math.hypot(p[0] - q[0], p[1] - q[1])  # noqa: E731
+    assert [round(dist(*pair), 9) for pair in ((A, B), (B, C), (C, D), (D, E), (E, A))] == [14, 7, 24, 13, 26]
+    pentagon = [A, B, C, D, E]
+    turns = [(pentagon[(i + 1) % 5][0] - pentagon[i][0]) * (pentagon[(i + 2) % 5][1] - pentagon[(i + 1) % 5][1])
+             - (pentagon[(i + 1) % 5][1] - pentagon[i][1]) * (pentagon[(i + 2) % 5][0] - pentagon[(i + 1) % 5][0])
+             for i in range(5)]
+    assert all(t < 0 for t in turns) or all(t > 0 for t in turns)  # convex
+    assert abs(dist(B, E) - 38) < 1e-9
+    P = _weiszfeld([A, C, D], start=(1.0, -1.0))
+    assert abs(sum(dist(P, q) for q in (A, C, D)) - 19 * math.sqrt(3)) < 1e-9
+    assert abs(dist(B, P) + dist(P, E) - dist(B, E)) < 1e-9  # P lies on segment BE
+    X = _weiszfeld(pentagon, start=(5.0, -5.0))
+    minimum = sum(dist(X, q) for q in pentagon)
+    assert abs(minimum - (38 + 19 * math.sqrt(3))) < 1e-9
+    assert 38 + 19 + 3 == OFFICIAL_ANSWERS["2025-I-14"]
+    assert_stated(
+        "2025-I-14", 1, "$AC^2 = 14^2 + 7^2 - 14 \\cdot 7 = 147$", "$AC = 7\\sqrt{3}$", "$\\angle ACB = 90^\\circ$",
+        "$AD^2 = 26^2 + 13^2 - 26 \\cdot 13 = 507$", "$AD = 13\\sqrt{3}$", "$\\angle ADE = 90^\\circ$",
+        "$\\cos\\angle CAD = \\frac{147 + 507 - 576}{2 \\cdot 7\\sqrt{3} \\cdot 13\\sqrt{3}} = \\frac{1}{7}$",
+        "$\\sin\\angle CAD = \\frac{4\\sqrt{3}}{7}$",
+        "$[ACD] = \\frac{1}{2} \\cdot 7\\sqrt{3} \\cdot 13\\sqrt{3} \\cdot \\frac{4\\sqrt{3}}{7} = 78\\sqrt{3}$",
+        "$615 + 468 = 1083$", "$PA + PC + PD = 19\\sqrt{3}$", "$\\angle APB = 90^\\circ$",
+        "$\\angle APE = 90^\\circ$", "$\\angle BPE = 180^\\circ$",
+        "$\\cos\\angle BAE = \\frac{1}{2} \\cdot \\frac{1}{7} - \\frac{\\sqrt{3}}{2} \\cdot \\frac{4\\sqrt{3}}{7} = -\\frac{11}{14}$",
+        "$BE^2 = 14^2 + 26^2 + 2 \\cdot 14 \\cdot 26 \\cdot \\frac{11}{14} = 1444$", "$BE = 38$",
+        "$f(P) = 38 + 19\\sqrt{3}$",
+    )
+
+
+def test_2025_I_15_cubes_mod_3_7():
+    modulus, limit = 3**7, 3**6
+    by_class = {0: [], 1: [], 2: [], 3: []}
+    for a in range(1, limit + 1):
+        v = 0
+        while a % 3 ** (v + 1) == 0 and v < 3:
+            v += 1
+        by_class[v].append(a)
+    assert {v: len(nums) for v, nums in by_class.items()} == {0: 486, 1: 162, 2: 54, 3: 27}
+    assert {pow(u, 3, 9) for u in range(1, 9) if u % 3} == {1, 8}
+    # (F1): distinct cubes, exactly the residues = +-1 mod 9.
+    unit_cubes = {pow(a, 3, modulus) for a in by_class[0]}
+    assert unit_cubes == {r for r in range(modulus) if r % 9 in (1, 8)} and len(unit_cubes) == 486
+    assert sorted(x for x in range(1, modulus) if pow(x, 3, modulus) == 1) == [1, 1 + 3**6, 1 + 2 * 3**6]
+    # (F2): u^3 mod 81 over units u <= 243 hits each residue = +-1 mod 9 exactly 9 times.
+    hits = {}
+    for u in range(1, 244):
+        if u % 3:
+            hits[pow(u, 3, 81)] = hits.get(pow(u, 3, 81), 0) + 1
+    assert set(hits) == {r for r in range(81) if r % 9 in (1, 8)} and set(hits.values()) == {9}
+
+    cube_counts = {v: {} for v in by_class}
+    for v, nums in by_class.items():
+        for a in nums:
+            r = pow(a, 3, modulus)
+            cube_counts[v][r] = cube_counts[v].get(r, 0) + 1
+
+    def count(classes):
+        """Ordered triples with the given classes (positions fixed) and cube sum = 0 mod 3^7."""
+        c1, c2, c3 = (cube_counts[v] for v in classes)
+        return sum(n1 * n2 * c3.get((-r1 - r2) % modulus, 0) for r1, n1 in c1.items() for r2, n2 in c2.items())
+
+    patterns = {}
+    for classes in itertools.product(range(4), repeat=3):
+        patterns[classes] = count(classes)
+    low = lambda cls: min(cls)  # noqa: E731
+    subtotal = {m: sum(n for cls, n in patterns.items() if low(cls) == m) for m in range(4)}
+    assert subtotal[3] == 27**3 == 19683
+    assert patterns[(2, 2, 3)] * 3 == 3 * 54 * 27 * 27 == 118098 and patterns[(2, 2, 2)] == 2 * 27**3 == 39366
+    assert subtotal[2] == 118098 + 39366 == 157464
+    assert patterns[(1, 1, 1)] == 0 and patterns[(0, 0, 0)] == 0
+    assert subtotal[1] == 3 * 162 * 9 * 81 == 354294
+    assert subtotal[0] == 3 * 486 * 243 == 354294
+    N = sum(subtotal.values())
+    assert N == 19683 + 157464 + 354294 + 354294 == 885735
+    assert N % 1000 == OFFICIAL_ANSWERS["2025-I-15"]
+    assert_stated(
+        "2025-I-15", 1, "$486$", "$162$", "$54$", "$27$", "$u^3 \\equiv \\pm 1 \\pmod 9$",
+        "$1 + 3^6$", "$1 + 2 \\cdot 3^6$", "$27^3 = 19683$", "$3 \\cdot 54 \\cdot 27 \\cdot 27 = 118098$",
+        "$2 \\cdot 27^3 = 39366$", "$118098 + 39366 = 157464$", "$3 \\cdot 162 \\cdot 9 \\cdot 81 = 354294$",
+        "$3 \\cdot 486 \\cdot 243 = 354294$", "$N = 19683 + 157464 + 354294 + 354294 = 885735$",
+        "$N \\bmod 1000 = 735$",
+    )
+
+
+# ----------------------------------------------------------------------------- AIME 2025 II
+
+
+def test_2025_II_1_triangle_area():
+    A, C, F = 0, 26, 73
+    D, E = F - 33, C + 31
+    B = D - 22
+    assert (B, C, D, E) == (18, 26, 40, 57) and E - B == 39 and D - C == 14
+    assert D - B == 22 and F - A == 73  # the remaining givens hold
+    s = (14 + 30 + 40) // 2
+    assert s == 42 and s * (s - 14) * (s - 30) * (s - 40) == 168**2
+    h = Fraction(2 * 168, 14)
+    assert h == 24
+    x, hh = sp.symbols("x h", real=True)
+    solutions = sp.solve([(x - 26) ** 2 + hh**2 - 1600, (x - 40) ** 2 + hh**2 - 900], [x, hh], dict=True)
+    assert {(sol[x], abs(sol[hh])) for sol in solutions} == {(58, 24)}
+    assert sp.expand((x - 26) ** 2 - (x - 40) ** 2) == 28 * x - 924 and 1600 - 900 == 700
+    area = Fraction(39) * h / 2
+    assert area == OFFICIAL_ANSWERS["2025-II-1"]
+    assert_stated(
+        "2025-II-1", 1, "$BE = 57 - 18 = 39$", "$CD = 40 - 26 = 14$",
+        "$[CDG] = \\sqrt{42 \\cdot 28 \\cdot 12 \\cdot 2} = 168$", "$h = \\frac{2 \\cdot 168}{14} = 24$",
+        "$[BGE] = \\frac{1}{2} \\cdot 39 \\cdot 24 = 468$",
+    )
+    assert_stated(
+        "2025-II-1", 2, "$(x - 26)^2 + h^2 = 1600$", "$(x - 40)^2 + h^2 = 900$", "$28x - 924 = 700$",
+        "$x = 58$", "$h = 24$",
+    )
+
+
+def test_2025_II_2_divisibility():
+    n = sp.symbols("n")
+    assert sp.rem(sp.expand(3 * (n + 3) * (n**2 + 9)), n + 2, n) == 39
+    assert sp.divisors(39) == [1, 3, 13, 39]
+    found = [m for m in range(1, 10000) if (3 * (m + 3) * (m * m + 9)) % (m + 2) == 0]
+    assert found == [1, 11, 37]
+    assert [3 * (m + 3) * (m * m + 9) for m in found] == [120, 5460, 165360]
+    assert sum(found) == OFFICIAL_ANSWERS["2025-II-2"]
+    assert_stated(
+        "2025-II-2", 1, "$3(n + 3)(n^2 + 9) \\equiv 3 \\cdot 1 \\cdot 13 = 39 \\pmod{n + 2}$",
+        "$n + 2 \\mid 39$", "$n + 2 \\in \\{3, 13, 39\\}$", "$n = 1$", "$n = 11$", "$n = 37$",
+        "$1 + 11 + 37 = 49$",
+    )
+
+
+def test_2025_II_3_grid_colourings():
+    # Segments of the 2x2 grid: 0..3 inner (up, right, down, left of the centre), 4..11 outer.
+    squares = {  # square -> (its two inner segments, its two outer segments)
+        "TL": ((0, 3), (4, 5)), "TR": ((0, 1), (6, 7)), "BR": ((1, 2), (8, 9)), "BL": ((2, 3), (10, 11)),
+    }
+    brute = 0
+    by_inner = {}
+    for colours in itertools.product((0, 1), repeat=12):  # 1 = red
+        if all(sum(colours[i] for i in inner + outer) == 2 for inner, outer in squares.values()):
+            brute += 1
+            by_inner[colours[:4]] = by_inner.get(colours[:4], 0) + 1
+    assert brute == OFFICIAL_ANSWERS["2025-II-3"]
+    for inner_colours, ways in by_inner.items():
+        one_red = sum(1 for inner, _ in squares.values() if sum(inner_colours[i] for i in inner) == 1)
+        changes = sum(inner_colours[i] != inner_colours[(i + 1) % 4] for i in range(4))
+        assert ways == 2**one_red and one_red == changes
+    by_j = {}
+    for inner_colours, ways in by_inner.items():
+        j = int(math.log2(ways))
+        by_j[j] = by_j.get(j, 0) + 1
+    assert by_j == {0: 2, 2: 12, 4: 2} and math.comb(4, 2) * 2 == 12
+    by_r = {}
+    for inner_colours, ways in by_inner.items():
+        r = sum(inner_colours)
+        by_r[r] = by_r.get(r, 0) + ways
+    assert by_r == {0: 1, 1: 16, 2: 48, 3: 16, 4: 1}
+    opposite = by_inner[(1, 0, 1, 0)] + by_inner[(0, 1, 0, 1)]
+    assert (opposite, by_r[2] - opposite) == (32, 16)
+    assert_stated(
+        "2025-II-3", 1, "$2^{j}$", "$\\binom{4}{2} \\cdot 2 = 12$", "$2 \\cdot 1 + 12 \\cdot 4 + 2 \\cdot 16 = 82$",
+    )
+    assert_stated(
+        "2025-II-3", 2, "$4 \\cdot 2^2 = 16$", "$4 \\cdot 4 = 16$", "$2 \\cdot 16 = 32$",
+        "$1 + 16 + (16 + 32) + 16 + 1 = 82$",
+    )
+
+
+def test_2025_II_4_log_product():
+    k = sp.symbols("k", integer=True, positive=True)
+    term = sp.log(5 ** (k**2 - 1)) / sp.log(k) / (sp.log(5 ** (k**2 - 4)) / sp.log(k + 1))
+    claimed = (k**2 - 1) / (k**2 - 4) * (sp.log(k + 1) / sp.log(5)) / (sp.log(k) / sp.log(5))
+    for value in (4, 17, 63):
+        assert sp.simplify(sp.expand_log(term.subs(k, value) - claimed.subs(k, value), force=True)) == 0
+    rational = math.prod(Fraction(j * j - 1, j * j - 4) for j in range(4, 64))
+    assert math.prod(Fraction(j - 1, j - 2) for j in range(4, 64)) == 31
+    assert math.prod(Fraction(j + 1, j + 2) for j in range(4, 64)) == Fraction(1, 13)
+    assert rational == Fraction(31, 13)
+    logs = sp.log(64) / sp.log(4)
+    assert sp.simplify(logs) == 3
+    total = rational * 3
+    assert total == Fraction(93, 13)
+    # Numeric check of the whole product as printed in the problem.
+    numeric = math.prod(math.log(5 ** (j * j - 1), j) / math.log(5 ** (j * j - 4), j + 1) for j in range(4, 64))
+    assert abs(numeric - 93 / 13) < 1e-9
+    assert total.numerator + total.denominator == OFFICIAL_ANSWERS["2025-II-4"]
+    assert_stated(
+        "2025-II-4", 1,
+        "$\\frac{\\log_k(5^{k^2 - 1})}{\\log_{k+1}(5^{k^2 - 4})} = \\frac{k^2 - 1}{k^2 - 4} \\cdot \\frac{\\log_5(k + 1)}{\\log_5 k}$",
+        "$\\prod_{k=4}^{63} \\frac{\\log_5(k + 1)}{\\log_5 k} = \\frac{\\log_5 64}{\\log_5 4} = 3$",
+        "$\\prod_{k=4}^{63} \\frac{k - 1}{k - 2} = \\frac{62}{2} = 31$",
+        "$\\prod_{k=4}^{63} \\frac{k + 1}{k + 2} = \\frac{5}{65} = \\frac{1}{13}$",
+        "$3 \\cdot 31 \\cdot \\frac{1}{13} = \\frac{93}{13}$",
+    )
+
+
+def test_2025_II_5_nine_point_circle_arcs():
+    rad = math.radians
+    B, C = (0.0, 0.0), (1.0, 0.0)
+    AB = math.sin(rad(36)) / math.sin(rad(84))  # law of sines with BC = 1
+    A = (AB * math.cos(rad(60)), AB * math.sin(rad(60)))
+    mid = lambda p, q: ((p[0] + q[0]) / 2, (p[1] + q[1]) / 2)  # noqa: E731
+    D, E, F = mid(B, C), mid(A, C), mid(A, B)
+
+    def foot(p, q, r):
+        """Foot of the perpendicular from p to line qr."""
+        dx, dy = r[0] - q[0], r[1] - q[1]
+        t = ((p[0] - q[0]) * dx + (p[1] - q[1]) * dy) / (dx * dx + dy * dy)
+        return (q[0] + t * dx, q[1] + t * dy), t
+
+    (G, tG), (H, tH), (J, tJ) = foot(A, B, D), foot(B, A, E), foot(C, A, F)
+    assert 0 < tG < 1 and 0 < tH < 1 and 0 < tJ < 1  # G on BD, H on AE, J on AF
+    # Centre of the circle through D, E, F.
+    (x1, y1), (x2, y2), (x3, y3) = D, E, F
+    det = 2 * (x1 * (y2 - y3) + x2 * (y3 - y1) + x3 * (y1 - y2))
+    ux = ((x1**2 + y1**2) * (y2 - y3) + (x2**2 + y2**2) * (y3 - y1) + (x3**2 + y3**2) * (y1 - y2)) / det
+    uy = ((x1**2 + y1**2) * (x3 - x2) + (x2**2 + y2**2) * (x1 - x3) + (x3**2 + y3**2) * (x2 - x1)) / det
+    radius = math.hypot(x1 - ux, y1 - uy)
+    named = {"G": G, "D": D, "E": E, "H": H, "J": J, "F": F}
+    assert all(abs(math.hypot(p[0] - ux, p[1] - uy) - radius) < 1e-12 for p in named.values())
+    angle = {n: math.degrees(math.atan2(p[1] - uy, p[0] - ux)) % 360 for n, p in named.items()}
+    order = sorted(named, key=angle.get)
+    start = order.index("G")
+    cyclic = order[start:] + order[:start]
+    assert cyclic in (["G", "D", "E", "H", "J", "F"], ["G", "F", "J", "H", "E", "D"])
+
+    def arc(p, q):
+        return min((angle[p] - angle[q]) % 360, (angle[q] - angle[p]) % 360)
+
+    assert abs(arc("D", "E") - 72) < 1e-9 and abs(arc("F", "G") - 72) < 1e-9 and abs(arc("H", "J") - 24) < 1e-9
+    assert abs(sum(arc(cyclic[i], cyclic[(i + 1) % 6]) for i in range(6)) - 360) < 1e-9
+
+    def vertex_angle(p, v, q):
+        a1 = math.atan2(p[1] - v[1], p[0] - v[0])
+        a2 = math.atan2(q[1] - v[1], q[0] - v[0])
+        return math.degrees(abs((a1 - a2 + math.pi) % (2 * math.pi) - math.pi))
+
+    assert abs(vertex_angle(D, F, E) - 36) < 1e-9 and abs(vertex_angle(F, D, G) - 36) < 1e-9
+    assert abs(vertex_angle(A, F, H) - 12) < 1e-9 and abs(vertex_angle(F, H, A) - 84) < 1e-9
+    total = arc("D", "E") + 2 * arc("H", "J") + 3 * arc("F", "G")
+    assert round(total, 9) == 72 + 48 + 216 == OFFICIAL_ANSWERS["2025-II-5"]
+    assert_stated(
+        "2025-II-5", 1, "$\\angle DFE = \\angle ACB = 36^\\circ$", "$\\wideparen{DE} = 2 \\cdot 36^\\circ = 72^\\circ$",
+        "$\\angle FDG = \\angle ACB = 36^\\circ$", "$\\wideparen{FG} = 72^\\circ$",
+        "$\\angle FHA = \\angle FAH = 84^\\circ$", "$\\angle AFH = 180^\\circ - 2 \\cdot 84^\\circ = 12^\\circ$",
+        "$\\wideparen{HJ} = 2 \\cdot 12^\\circ = 24^\\circ$",
+        "$\\wideparen{DE} + 2 \\cdot \\wideparen{HJ} + 3 \\cdot \\wideparen{FG} = 72 + 48 + 216 = 336$",
+    )
