@@ -892,3 +892,144 @@ def test_2025_II_5_nine_point_circle_arcs():
         "$\\wideparen{HJ} = 2 \\cdot 12^\\circ = 24^\\circ$",
         "$\\wideparen{DE} + 2 \\cdot \\wideparen{HJ} + 3 \\cdot \\wideparen{FG} = 72 + 48 + 216 = 336$",
     )
+
+
+def test_2025_II_6_rectangle():
+    a, b, yd = sp.symbols("a b y_D", positive=True)
+    A, B = (0, 0), (6, 0)
+    O2 = (B[0] - 15, 0)
+    C = (O2[0] - 15, 0)
+    assert O2 == (-9, 0) and C == (-24, 0) and B[0] - A[0] == 6 and abs(O2[0] - A[0]) == 15 - 6
+    assert sp.solve(9**2 + yd**2 - 15**2, yd) == [12]
+    D = (0, 12)
+    E, F, G, H = (a, -b), (a, b), (-a, b), (-a, -b)
+
+    def tri_area(p, q, r):
+        return sp.Abs(sp.expand((q[0] - p[0]) * (r[1] - p[1]) - (r[0] - p[0]) * (q[1] - p[1]))) / 2
+
+    dgf, chg = tri_area(D, G, F), tri_area(C, H, G)
+    solution = sp.solve([a**2 + b**2 - 36, a - 2 * b], [a, b], dict=True)
+    assert len(solution) == 1
+    values = solution[0]
+    assert values[b] ** 2 == sp.Rational(36, 5) and values[a] == 2 * values[b]
+    assert sp.simplify(dgf.subs(values) - chg.subs(values)) == 0
+    # On the relevant range (b < 12, a < 24) the areas are a(12 - b) and b(24 - a).
+    assert sp.simplify(dgf.subs(values) - (a * (12 - b)).subs(values)) == 0
+    assert sp.simplify(chg.subs(values) - (b * (24 - a)).subs(values)) == 0
+    assert sp.solve(sp.Eq(a * (12 - b), b * (24 - a)), a) == [2 * b]
+    # C is closer to GH (x = -a) than to EF (x = a); D closer to FG (y = b) than to EH (y = -b).
+    av, bv = values[a], values[b]
+    assert abs(C[0] + av) < abs(C[0] - av) and abs(D[1] - bv) < abs(D[1] + bv)
+    area = sp.nsimplify(4 * values[a] * values[b])
+    assert area == sp.Rational(288, 5) == 8 * values[b] ** 2
+    assert area.p + area.q == OFFICIAL_ANSWERS["2025-II-6"]
+    assert_stated(
+        "2025-II-6", 1, "$O_2 = (-9, 0)$", "$C = (-24, 0)$", "$D = (0, 12)$", "$a^2 + b^2 = 36$",
+        "$[DGF] = a(12 - b)$", "$[CHG] = b(24 - a)$", "$a = 2b$", "$b^2 = \\frac{36}{5}$",
+        "$2a \\cdot 2b = 8b^2 = \\frac{288}{5}$",
+    )
+
+
+def test_2025_II_7_lcm_subsets():
+    divisors = sp.divisors(2025)
+    assert len(divisors) == 15 and sp.factorint(2025) == {3: 4, 5: 2}
+    assert [d for d in divisors if d % 81 == 0] == [81, 405, 2025]
+    assert [d for d in divisors if d % 25 == 0] == [25, 75, 225, 675, 2025]
+    # Brute force over all 2^15 subsets (bitmasks).
+    good = 0
+    for mask in range(1, 1 << 15):
+        lcm = 1
+        for i, d in enumerate(divisors):
+            if mask >> i & 1:
+                lcm = lcm * d // math.gcd(lcm, d)
+        good += lcm == 2025
+    assert good == 2**15 - 2**12 - 2**10 + 2**8 == 27904
+    assert 2**14 == 16384 and (2**2 - 1) * (2**4 - 1) * 2**8 == 11520 and 16384 + 11520 == good
+    probability = Fraction(good, 2**15)
+    assert probability == Fraction(109, 128)
+    assert probability.numerator + probability.denominator == OFFICIAL_ANSWERS["2025-II-7"]
+    assert_stated(
+        "2025-II-7", 1, "$2^{15} - 2^{12} - 2^{10} + 2^{8} = 27904$", "$\\frac{27904}{32768} = \\frac{109}{128}$",
+    )
+    assert_stated(
+        "2025-II-7", 2, "$2^{14} = 16384$", "$(2^2 - 1)(2^4 - 1) \\cdot 2^8 = 11520$", "$16384 + 11520 = 27904$",
+    )
+
+
+def test_2025_II_8_greedy_coins():
+    limit = 1000 + 25 * 3
+    best = [0] + [math.inf] * limit
+    for amount in range(1, limit + 1):
+        best[amount] = 1 + min(best[amount - c] for c in (1, 10, 25) if c <= amount)
+
+    def greedy(amount):
+        coins = 0
+        for c in (25, 10, 1):
+            coins += amount // c
+            amount %= c
+        return coins
+
+    def g(m):
+        return m // 10 + m % 10
+
+    assert all(g(m) == best[m] for m in range(25))  # dimes and pennies: greedy is optimal below 25
+    for r in range(25):
+        assert g(r + 50) == g(r) + 5
+        assert g(r + 25) == (g(r) + 7 if r % 10 <= 4 else g(r) - 2)
+    failures = [n for n in range(1, 1001) if greedy(n) != best[n]]
+    assert failures == [n for n in range(25, 1001) if n % 25 in {5, 6, 7, 8, 9, 15, 16, 17, 18, 19}]
+    assert all(greedy(n) - best[n] == 3 for n in failures)
+    assert len(failures) == 10 * 39 == 390
+    assert 25 * 39 + 19 == 994 and 25 * 40 + 5 > 1000
+    assert 1000 - len(failures) == OFFICIAL_ANSWERS["2025-II-8"]
+    assert_stated(
+        "2025-II-8", 1, "$N = 25q + r$", "$g(M) = \\lfloor M/10 \\rfloor + (M \\bmod 10)$",
+        "$g(r + 50) = g(r) + 5$", "$g(r + 25) = g(r) + 7$", "$g(r + 25) = g(r) - 2$",
+        "$N \\bmod 25 \\in \\{5, 6, 7, 8, 9, 15, 16, 17, 18, 19\\}$", "$10 \\cdot 39 = 390$", "$1000 - 390 = 610$",
+    )
+
+
+def test_2025_II_9_zeros_and_tangency():
+    x = sp.symbols("x", real=True)
+    f = sp.sin(7 * sp.pi * sp.sin(5 * x))
+    assert sp.simplify(sp.diff(f, x) - 35 * sp.pi * sp.cos(5 * x) * sp.cos(7 * sp.pi * sp.sin(5 * x))) == 0
+    zeros_by_k = {}
+    for k in range(-7, 8):
+        c = k / 7
+        base = math.asin(c)
+        thetas = set()
+        for period in range(-1, 7):
+            for theta in (base + 2 * math.pi * period, math.pi - base + 2 * math.pi * period):
+                if 1e-9 < theta < 10 * math.pi - 1e-9:
+                    thetas.add(round(theta, 9))
+        zeros_by_k[k] = sorted(thetas)
+    counts = {k: len(v) for k, v in zeros_by_k.items()}
+    assert counts[7] == counts[-7] == 5 and counts[0] == 9
+    assert all(counts[k] == 10 for k in range(-6, 7) if k != 0)
+    n = sum(counts.values())
+    assert n == 10 + 9 + 120 == 139
+    fprime = lambda xv: 35 * math.pi * math.cos(5 * xv) * math.cos(7 * math.pi * math.sin(5 * xv))  # noqa: E731
+    tangent = [theta / 5 for v in zeros_by_k.values() for theta in v if abs(fprime(theta / 5)) < 1e-6]
+    assert all(abs(math.sin(7 * math.pi * math.sin(5 * xv))) < 1e-9 for xv in tangent)
+    t = len(tangent)
+    assert t == 10 and {round(math.sin(5 * xv)) for xv in tangent} == {-1, 1}
+    assert n + t == OFFICIAL_ANSWERS["2025-II-9"]
+    assert_stated(
+        "2025-II-9", 1, "$\\sin 5x = \\frac{k}{7}$", "$n = 10 + 9 + 120 = 139$",
+        "$f'(x) = 35\\pi\\cos(5x)\\cos(7\\pi\\sin 5x)$", "$t = 10$",
+    )
+
+
+def test_2025_II_10_chairs():
+    brute = sum(1 for chairs in itertools.combinations(range(16), 8)
+                if not any(c + 1 in chairs and c + 2 in chairs for c in chairs))
+    terms = [math.comb(9, j) * math.comb(9 - j, 8 - 2 * j) for j in range(5)]
+    assert terms == [9, 252, 1260, 1260, 126]
+    assert brute == sum(terms) == 2907
+    assert brute % 1000 == OFFICIAL_ANSWERS["2025-II-10"]
+    assert_stated(
+        "2025-II-10", 1, "$\\binom{9}{j}\\binom{9 - j}{8 - 2j}$", "$\\binom{9}{0}\\binom{9}{8} = 9$",
+        "$\\binom{9}{1}\\binom{8}{6} = 252$", "$\\binom{9}{2}\\binom{7}{4} = 1260$",
+        "$\\binom{9}{3}\\binom{6}{2} = 1260$", "$\\binom{9}{4}\\binom{5}{0} = 126$",
+        "$N = 9 + 252 + 1260 + 1260 + 126 = 2907$", "$N \\bmod 1000 = 907$",
+    )
