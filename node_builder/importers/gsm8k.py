@@ -7,7 +7,8 @@ Input line: ``{"question", "answer"}`` where ``answer`` is the worked solution e
 * ``answer`` = text after ``####`` with thousands separators removed (``1,080`` -> ``1080``);
 * one trajectory whose text is the solution without annotations and without the ``####`` line;
   the annotations become ``Trajectory.equations`` (the miner reads them as relations);
-* the socratic variant additionally drops each line's sub-question prefix ``How many ...? ** ``.
+* the socratic variant additionally drops each line's sub-question prefix ``How many ...? ** ``
+  (up to the first `` ** ``; some prefixes are not questions: ``Simplify ** 2*x=80``).
 
 Example:
     >>> clean_solution("How many? ** Janet sells 16 - 3 = <<16-3=13>>13 eggs\\n#### 13", socratic=True)
@@ -24,7 +25,7 @@ from node_builder.importers.result import ImportResult
 from node_builder.importers.text_cleanup import strip_calculator_annotations
 from node_builder.schema import BadInput, Problem, Skipped, Trajectory
 
-_SOCRATIC_PREFIX = re.compile(r"^[^\n]*?\?\s*\*\*\s*")
+_SOCRATIC_PREFIX = re.compile(r"^[^\n]*?\s\*\*\s+")
 _FINAL = re.compile(r"\n?####\s*(.*?)\s*$", re.S)
 
 

@@ -1,0 +1,64 @@
+"""The one place node_builder uses consensus_metrics (SPEC §3 matching; no second matcher here).
+
+* :func:`canonical_key` — canonical string of a form (clustering candidates, number detection);
+* :func:`relation_chains` — equation chains of a text with their sides as text spans (miner);
+* :func:`covered` — which nodes a text covers and where, with the build's matching settings:
+  no symbolic step (cheap rules only, so a node that matches here matches at evaluation time
+  too, where the symbolic step can only add coverage) and a generous, explicit time budget: a
+  text that exhausts it raises :class:`MatchBudgetExceeded` instead of silently reporting
+  nodes uncovered, which would make builds depend on machine load.
+
+Example:
+    >>> covered("so t = 144 - 48(2.5) = 24 minutes", [{"id": "a", "text": "t = 24"}, {"id": "b", "text": "4"}])
+    {'a': 3}
+"""
+
+from __future__ import annotations
+
+from consensus_metrics.matching import match_nodes_ex
+from consensus_metrics.normalize import NUM, OP, REL, canonical_key, tokenize
+from consensus_metrics.relations import relation_chains
+
+#: Seconds one text may take to match all candidate nodes of a problem.
+BUDGET_S = 60.0
+
+
+class MatchBudgetExceeded(RuntimeError):
+    """Matching one text ran past :data:`BUDGET_S` (pathological input)."""
+
+
+def covered(text: str, nodes: list[dict], budget_s: float = BUDGET_S) -> dict[str, int]:
+    """``{node_id: start offset of the earliest match}`` for the covered nodes."""
+    if not nodes:
+        return {}
+    matches, timed_out = match_nodes_ex(text, nodes, budget_s=budget_s, symbolic=False)
+    if timed_out:
+        raise MatchBudgetExceeded(f"matching {len(nodes)} nodes against a {len(text)}-character text "
+                                  f"took more than {budget_s} s")
+    return {m.node_id: m.start for m in matches if m.covered}
+
+
+def standalone_numbers(text: str) -> list[tuple[str, int, int]]:
+    """Numbers that stand alone in ``text`` — no operator or relation on either side — as
+    ``(canonical number key, start, end)``: ``"the lcm is 12, so"`` -> ``[("#12", 11, 13)]``;
+    the ``2`` of ``x^2`` or ``2x`` and the numbers of ``3 + 4 = 7`` are not standalone.
+
+    >>> standalone_numbers("The lcm is $12$, and 2x + 3 = 7 at 4.5 km.")
+    [('#12', 12, 14), ('#9/2', 35, 38)]
+    """
+    toks = tokenize(text)
+    keys, kinds = toks.keys, toks.kinds
+    out = []
+    for i, kind in enumerate(kinds):
+        if kind != NUM:
+            continue
+        neighbours = [kinds[j] for j in (i - 1, i + 1) if 0 <= j < len(kinds)]
+        if any(k in (OP, REL) for k in neighbours) or (i + 1 < len(kinds) and toks.implicit[i + 1]):
+            continue
+        if i and keys[i - 1] in ("neg", "^", "_"):
+            continue
+        out.append((keys[i], toks.starts[i], toks.ends[i]))
+    return out
+
+
+__all__ = ["MatchBudgetExceeded", "canonical_key", "covered", "relation_chains", "standalone_numbers"]

@@ -1,0 +1,90 @@
+"""Node statistics of a shipped data file (the figures of the data card and of the targets).
+
+``file_stats(path)`` returns::
+
+    problems, with_nodes, with_nodes_pct, nodes, k_mean, k_median, k_max, kinds{...},
+    support_mean, value_nodes, value_eq_answer_pct, value_in_problem_pct,
+    self_match_pct (nodes the matcher finds in the record's own ``solution`` text, GSM8K
+    calculator annotations removed as the importer does),
+    ordered (every node list ascending in position), fallback_problems (support threshold below
+    the default 0.5), sources{...}, correct_trajectories_mean
+
+"equal to a number given in the problem" = the matcher covers the value in the problem text, or
+the problem states it in words (:mod:`node_builder.number_words`) — the same tests refine uses.
+
+Example:
+    >>> import json, tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "d.jsonl")
+    >>> rec = {"problem": "5 + 7 - 3?", "answer": "9", "solution": "5+7=12, 12-3=9",
+    ...        "nodes": [{"id": "n1", "text": "12", "kind": "value", "forms": ["12"], "value": "12",
+    ...                   "support": 1.0, "position": 0.3}],
+    ...        "provenance": {"sources": ["reference"], "correct": 1, "support_threshold": 0.5}}
+    >>> _ = open(p, "w").write(json.dumps(rec) + "\\n")
+    >>> s = file_stats(p); s["with_nodes_pct"], s["value_eq_answer_pct"], s["self_match_pct"]
+    (100.0, 0.0, 100.0)
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from collections import Counter
+
+from node_builder.importers.text_cleanup import strip_calculator_annotations
+from node_builder.matcher import covered
+from node_builder.miner import number_of
+from node_builder.number_words import number_words
+
+
+def _pct(part: int, whole: int) -> float:
+    return round(100.0 * part / whole, 2) if whole else 0.0
+
+
+def _covered_ids(text: str, nodes: list[dict]) -> set[str]:
+    return set(covered(text, nodes)) if text and nodes else set()
+
+
+def file_stats(path: str) -> dict:
+    with open(path, encoding="utf-8") as handle:
+        records = [json.loads(line) for line in handle if line.strip()]
+    ks = [len(r["nodes"]) for r in records]
+    kinds, sources = Counter(), Counter()
+    value_nodes = eq_answer = in_problem = self_matched = checkable = fallback = 0
+    supports, ordered, correct = [], True, []
+    for record in records:
+        nodes = record["nodes"]
+        prov = record.get("provenance", {})
+        sources.update(prov.get("sources", []))
+        correct.append(prov.get("correct", 0))
+        if nodes and prov.get("support_threshold", 0.5) < 0.5:
+            fallback += 1
+        positions = [n["position"] for n in nodes]
+        ordered = ordered and positions == sorted(positions)
+        answer = number_of(record["answer"])
+        words = number_words(record["problem"])
+        in_text = _covered_ids(record["problem"], [n for n in nodes if n["kind"] == "value"])
+        if record.get("solution"):
+            checkable += len(nodes)
+            solution = strip_calculator_annotations(record["solution"])[0]
+            self_matched += len(_covered_ids(solution, nodes))
+        for node in nodes:
+            kinds[node["kind"]] += 1
+            supports.append(node["support"])
+            if node["kind"] == "value":
+                value_nodes += 1
+                number = number_of(node["value"])
+                eq_answer += number is not None and number == answer
+                in_problem += node["id"] in in_text or number in words
+    return {
+        "problems": len(records), "with_nodes": sum(1 for k in ks if k),
+        "with_nodes_pct": _pct(sum(1 for k in ks if k), len(records)),
+        "nodes": sum(ks), "k_mean": round(statistics.mean(ks), 2) if ks else 0.0,
+        "k_median": statistics.median(ks) if ks else 0, "k_max": max(ks, default=0),
+        "kinds": dict(sorted(kinds.items())),
+        "support_mean": round(statistics.mean(supports), 3) if supports else 0.0,
+        "value_nodes": value_nodes, "value_eq_answer_pct": _pct(eq_answer, value_nodes),
+        "value_in_problem_pct": _pct(in_problem, value_nodes),
+        "self_match_pct": _pct(self_matched, checkable), "ordered": ordered,
+        "fallback_problems": fallback, "sources": dict(sorted(sources.items())),
+        "correct_trajectories_mean": round(statistics.mean(correct), 2) if correct else 0.0,
+    }
