@@ -1033,3 +1033,211 @@ def test_2025_II_10_chairs():
         "$\\binom{9}{3}\\binom{6}{2} = 1260$", "$\\binom{9}{4}\\binom{5}{0} = 126$",
         "$N = 9 + 252 + 1260 + 1260 + 126 = 2907$", "$N \\bmod 1000 = 907$",
     )
+
+
+def _perfect_matchings(vertices, edges):
+    """Number of perfect matchings of the graph (small graphs only)."""
+    if not vertices:
+        return 1
+    first = min(vertices)
+    return sum(_perfect_matchings(vertices - {first, other}, edges)
+               for other in vertices if other != first and frozenset((first, other)) in edges)
+
+
+def test_2025_II_11_equal_segments():
+    per_step = {}
+    for k in range(1, 13):
+        edges = {frozenset((i, (i + k) % 24)) for i in range(24)}
+        per_step[k] = _perfect_matchings(frozenset(range(24)), edges)
+        d = math.gcd(k, 24)
+        formula = 1 if k == 12 else (2**d if (24 // d) % 2 == 0 else 0)
+        assert per_step[k] == formula
+    assert per_step == {1: 2, 2: 4, 3: 8, 4: 16, 5: 2, 6: 64, 7: 2, 8: 0, 9: 8, 10: 4, 11: 2, 12: 1}
+    # Chord length depends only on the step (and different steps give different lengths).
+    lengths = [round(2 * math.sin(math.pi * k / 24), 12) for k in range(1, 13)]
+    assert len(set(lengths)) == 12
+    assert sum(per_step.values()) == OFFICIAL_ANSWERS["2025-II-11"]
+    assert_stated(
+        "2025-II-11", 1, "$d = \\gcd(k, 24)$", "$2^{\\gcd(k, 24)}$", "$2^2 = 4$", "$2^3 = 8$", "$2^4 = 16$",
+        "$2^6 = 64$", "$2 + 4 + 8 + 16 + 2 + 64 + 2 + 0 + 8 + 4 + 2 + 1 = 113$",
+    )
+
+
+def _segments_cross(p1, p2, p3, p4):
+    def orient(a, b, c):
+        return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
+
+    d1, d2 = orient(p3, p4, p1), orient(p3, p4, p2)
+    d3, d4 = orient(p1, p2, p3), orient(p1, p2, p4)
+    return d1 * d2 < 0 and d3 * d4 < 0
+
+
+def test_2025_II_12_fan_polygon():
+    u = sp.symbols("u", positive=True)
+    cos_t = sp.Rational(12, 13)
+    sin_t = sp.sqrt(1 - cos_t**2)
+    assert sin_t == sp.Rational(5, 13)
+    product = 2 / sin_t
+    assert product == sp.Rational(26, 5)
+    assert 2 * product * cos_t == sp.Rational(48, 5) and 2 * product == sp.Rational(52, 5)
+    side_sq = u**2 - 2 * product - 2 * product * cos_t
+    assert side_sq == u**2 - 20
+    assert sp.expand(81 * (u**2 - 20) - (20 - u) ** 2) == sp.expand(20 * (4 * u**2 + 2 * u - 101))
+    roots = sp.solve(4 * u**2 + 2 * u - 101, u)
+    assert len(roots) == 1
+    value = roots[0]
+    assert sp.simplify(value - (-2 + sp.sqrt(1620)) / 8) == 0 and sp.sqrt(1620) == 18 * sp.sqrt(5)
+    assert sp.simplify(value - (9 * sp.sqrt(5) - 1) / 4) == 0
+    assert sp.simplify(value + 9 * sp.sqrt(value**2 - 20) - 20) == 0 and value < 20
+    assert value**2 >= 4 * product and 4 * product == sp.Rational(104, 5)
+    # Build the polygon and check every condition numerically.
+    uf = float(value)
+    x = (uf + math.sqrt(uf * uf - 4 * 26 / 5)) / 2
+    y = 26 / 5 / x
+    theta = math.acos(12 / 13)
+    assert math.pi < 9 * theta < 2 * math.pi
+    pts = [(0.0, 0.0)] + [((x if i % 2 == 0 else y) * math.cos((i - 2) * theta),
+                           (x if i % 2 == 0 else y) * math.sin((i - 2) * theta)) for i in range(2, 12)]
+    for i in range(1, 10):  # triangles A_i A_1 A_{i+1}, i = 2..10
+        (ax, ay), (bx, by) = pts[i], pts[i + 1]
+        assert abs(abs(ax * by - ay * bx) / 2 - 1) < 1e-12
+        assert abs((ax * bx + ay * by) / (math.hypot(ax, ay) * math.hypot(bx, by)) - 12 / 13) < 1e-12
+    perimeter = sum(math.dist(pts[i], pts[(i + 1) % 11]) for i in range(11))
+    assert abs(perimeter - 20) < 1e-12
+    edges = [(pts[i], pts[(i + 1) % 11]) for i in range(11)]
+    assert not any(_segments_cross(*edges[i], *edges[j]) for i in range(11) for j in range(i + 2, 11)
+                   if not (i == 0 and j == 10))  # simple
+    assert abs(math.dist(pts[0], pts[1]) + math.dist(pts[0], pts[10]) - uf) < 1e-12
+    assert 9 + 5 + 1 + 4 == OFFICIAL_ANSWERS["2025-II-12"]
+    assert_stated(
+        "2025-II-12", 1, "$\\sin\\theta = \\frac{5}{13}$", "$r_i r_{i+1} = \\frac{26}{5}$", "$xy = \\frac{26}{5}$",
+        "$A_iA_{i+1}^2 = x^2 + y^2 - 2xy \\cdot \\frac{12}{13} = x^2 + y^2 - \\frac{48}{5}$",
+        "$x^2 + y^2 = u^2 - \\frac{52}{5}$", "$A_iA_{i+1}^2 = u^2 - 20$", "$u + 9\\sqrt{u^2 - 20} = 20$",
+        "$81(u^2 - 20) = (20 - u)^2$", "$4u^2 + 2u - 101 = 0$", "$u = \\frac{-2 + \\sqrt{1620}}{8}$",
+        "$u = \\frac{9\\sqrt{5} - 1}{4}$", "$u^2 \\ge 4xy = \\frac{104}{5}$",
+    )
+
+
+def test_2025_II_13_rational_sequence():
+    m, n = sp.symbols("m n")
+    assert sp.simplify((m / n + n / m - 1) / 3 - (m**2 - m * n + n**2) / (3 * m * n)) == 0
+    assert sp.expand((m + n) ** 2 - 3 * m * n) == sp.expand(m**2 - m * n + n**2)
+    x = Fraction(25, 11)
+    sums = []
+    for k in range(1, 9):
+        sums.append(x.numerator + x.denominator)
+        assert sums[-1] == 3 * 12 ** (2 ** (k - 1))  # s_k = 3 * w_k with w_k = 12^(2^(k-1))
+        if k == 2:
+            assert x == Fraction(157, 275)
+        x = (x + 1 / x - 1) / 3
+    assert sums[:2] == [36, 432] and all(sums[i + 1] * 3 == sums[i] ** 2 for i in range(len(sums) - 1))
+    assert pow(2, 20, 25) == 1 and 2024 % 20 == 4 and pow(2, 2024, 100) == 16
+    assert [pow(12, e, 125) for e in (2, 4, 8, 16)] == [19, 111, 71, 41]
+    assert 144 % 8 == 0 and 3 * 41 % 125 == 123
+    answer = 3 * pow(12, 2**2024, 1000) % 1000
+    assert answer % 8 == 0 and answer % 125 == 123
+    assert answer == OFFICIAL_ANSWERS["2025-II-13"]
+    assert_stated(
+        "2025-II-13", 1, "$x_{k+1} = \\frac{m_k^2 - m_k n_k + n_k^2}{3m_k n_k}$",
+        "$m_{k+1} = \\frac{m_k^2 - m_k n_k + n_k^2}{3}$", "$n_{k+1} = m_k n_k$",
+        "$s_{k+1} = \\frac{(m_k + n_k)^2 - 3m_k n_k}{3} + m_k n_k = \\frac{s_k^2}{3}$", "$s_1 = 25 + 11 = 36$",
+        "$x_2 = \\frac{157}{275}$", "$s_2 = 432$", "$w_{k+1} = w_k^2$", "$w_k = 12^{2^{k-1}}$",
+        "$m + n = s_{2025} = 3 \\cdot 12^{2^{2024}}$", "$2^{2024} \\equiv 16 \\pmod{100}$",
+        "$12^{16} \\equiv 41 \\pmod{125}$", "$s_{2025} \\equiv 3 \\cdot 41 = 123 \\pmod{125}$", "$m + n \\equiv 248 \\pmod{1000}$",
+    )
+
+
+def test_2025_II_14_points_k_and_l():
+    r3 = sp.sqrt(3)
+    t = sp.symbols("t", real=True)
+    assert sp.Rational(38**2, 28**2) == sp.Rational(361, 196)
+    assert 2 * (sp.Rational(361, 196) - 1) == sp.Rational(165, 98)
+    assert sp.simplify(sp.cos(2 * t) + sp.cos(sp.pi / 3 - 2 * t) - 2 * sp.cos(sp.pi / 6) * sp.cos(2 * t - sp.pi / 6)) == 0
+    cos_shift = sp.Rational(165, 98) / r3
+    assert sp.radsimp(cos_shift) == 55 * r3 / 98 and sp.sqrt(1 - cos_shift**2) == sp.Rational(23, 98)
+    cos2 = sorted(sp.nsimplify(r3 / 2 * cos_shift - sign * sp.Rational(23, 98) / 2) for sign in (1, -1))
+    assert cos2 == [sp.Rational(71, 98), sp.Rational(47, 49)]
+    cos_theta = sorted(sp.sqrt((1 + c) / 2) for c in cos2)
+    assert cos_theta == [sp.Rational(13, 14), 4 * r3 / 7]
+    assert {28 * c for c in cos_theta} == {26, 16 * r3}
+    # Numeric search over AB confirms these are the only two configurations.
+    def kl_gap(ab):
+        ac = math.sqrt(38**2 - ab * ab)
+        K = (ab / 2, math.sqrt(196 - ab * ab / 4))
+        L = (math.sqrt(196 - ac * ac / 4), ac / 2)
+        return math.dist(K, L) - 14
+    lo = math.sqrt(38**2 - 28**2)
+    grid = [lo + (28 - lo) * i / 20000 for i in range(1, 20000)]
+    sign_changes = [(a, b) for a, b in zip(grid, grid[1:]) if kl_gap(a) * kl_gap(b) < 0]
+    assert len(sign_changes) == 2
+    assert any(a < 26 < b for a, b in sign_changes) and any(a < 16 * math.sqrt(3) < b for a, b in sign_changes)
+    A, B, C = (0, 0), (16 * r3, 0), (0, 26)
+    K, L = (8 * r3, 2), (3 * r3, 13)
+    d2 = lambda p, q: sp.expand((p[0] - q[0]) ** 2 + (p[1] - q[1]) ** 2)  # noqa: E731
+    assert [d2(*pair) for pair in ((A, K), (A, L), (B, K), (C, L), (K, L))] == [196] * 5
+    assert d2(B, C) == 38**2
+    assert sp.Rational(1, 7) ** 2 + (4 * r3 / 7) ** 2 == 1 and K[1] == 14 * sp.Rational(1, 7)
+    assert L[0] == 14 * 3 * r3 / 14
+    quad = [B, K, L, C]
+    shoelace = sp.expand(sum(quad[i][0] * quad[(i + 1) % 4][1] - quad[(i + 1) % 4][0] * quad[i][1] for i in range(4)) / 2)
+    assert abs(shoelace) == 104 * r3
+    pieces = [sp.Rational(1, 2) * 16 * r3 * 26, sp.Rational(1, 2) * 16 * r3 * 14 / 7,
+              sp.Rational(1, 2) * 26 * 14 * 3 * r3 / 14, r3 / 4 * 14**2]
+    assert pieces == [208 * r3, 16 * r3, 39 * r3, 49 * r3]
+    assert pieces[0] - pieces[1] - pieces[2] - pieces[3] == 104 * r3
+    assert 104 == OFFICIAL_ANSWERS["2025-II-14"]
+    assert_stated(
+        "2025-II-14", 1, "$\\angle LAC = 30^\\circ - \\theta$", "$AB = 28\\cos\\theta$",
+        "$AC = 28\\cos(30^\\circ - \\theta)$", "$\\cos^2\\theta + \\cos^2(30^\\circ - \\theta) = \\frac{361}{196}$",
+        "$\\cos 2\\theta + \\cos(60^\\circ - 2\\theta) = \\frac{165}{98}$",
+        "$\\cos(2\\theta - 30^\\circ) = \\frac{55\\sqrt{3}}{98}$", "$\\sin(2\\theta - 30^\\circ) = \\pm\\frac{23}{98}$",
+        "$\\cos 2\\theta = \\frac{47}{49}$", "$\\cos 2\\theta = \\frac{71}{98}$", "$\\cos\\theta = \\frac{4\\sqrt{3}}{7}$",
+        "$\\cos\\theta = \\frac{13}{14}$", "$AB = 16\\sqrt{3}$", "$AC = 26$",
+        "$\\sin(30^\\circ - \\theta) = \\frac{3\\sqrt{3}}{14}$",
+        "$[ABC] = \\frac{1}{2} \\cdot 16\\sqrt{3} \\cdot 26 = 208\\sqrt{3}$",
+        "$[ABK] = \\frac{1}{2} \\cdot 16\\sqrt{3} \\cdot 14 \\cdot \\frac{1}{7} = 16\\sqrt{3}$",
+        "$[ALC] = \\frac{1}{2} \\cdot 26 \\cdot 14 \\cdot \\frac{3\\sqrt{3}}{14} = 39\\sqrt{3}$",
+        "$[AKL] = \\frac{\\sqrt{3}}{4} \\cdot 14^2 = 49\\sqrt{3}$",
+        "$[BKLC] = 208\\sqrt{3} - 16\\sqrt{3} - 39\\sqrt{3} - 49\\sqrt{3} = 104\\sqrt{3}$",
+        "$K = (8\\sqrt{3}, 2)$", "$L = (3\\sqrt{3}, 13)$",
+    )
+
+
+def test_2025_II_15_two_minima():
+    x, k, t, s, P, m = sp.symbols("x k t s P m")
+    N = sp.expand((x - 18) * (x - 72) * (x - 98) * (x - k))
+    assert N.coeff(x, 3) == -(188 + k) and N.coeff(x, 2) == 10116 + 188 * k and N.coeff(x, 0) == 127008 * k
+    assert sp.expand((x**2 - s * x + P) ** 2) == sp.expand(x**4 - 2 * s * x**3 + (s**2 + 2 * P) * x**2 - 2 * s * P * x + P**2)
+    assert 252**2 * 2 == 127008
+    quartic = sp.expand((94 + t**2) ** 2 + 1008 * t - 10116 - 376 * t**2)
+    assert quartic == t**4 - 188 * t**2 + 1008 * t - 1280
+    assert sp.expand((t - 2) * (t - 4) * (t - 10) * (t + 16)) == quartic
+    ks = [2 * root**2 for root in (2, 4, 10)]
+    assert ks == [8, 32, 200]
+    for kv, sv, Pv, gap in ((8, 98, 1008, 5572), (32, 110, 2016, 4036), (200, 194, 5040, 17476)):
+        assert 2 * sv == 188 + kv and Pv**2 == 127008 * kv and sv**2 + 2 * Pv == 10116 + 188 * kv
+        assert sv**2 - 4 * Pv == gap > 0
+        p_, q_ = sorted(sp.solve(x**2 - sv * x + Pv, x))
+        assert p_ > 0 and q_ > p_
+        # N(x) - m x is the square (x - p)^2 (x - q)^2 for the right m, so f - m >= 0 with equality at p, q.
+        diff = sp.expand(N.subs(k, kv) - sp.expand((x - p_) ** 2 * (x - q_) ** 2))
+        assert sp.Poly(diff, x).degree() == 1 and diff.coeff(x, 0) == 0
+        minimum = diff.coeff(x, 1)
+        f_k = sp.lambdify(x, N.subs(k, kv) / x)
+        assert min(f_k(i / 8) for i in range(1, 2400)) >= float(minimum) - 1e-6
+        assert abs(f_k(float(p_)) - float(minimum)) < 1e-6 and abs(f_k(float(q_)) - float(minimum)) < 1e-6
+    # A value of k not in the list has a single minimiser: e.g. k = 100.
+    f100 = sp.lambdify(x, N.subs(k, 100) / x)
+    values = [f100(i / 100) for i in range(1, 30000)]
+    best = min(values)
+    near = [i for i, v in enumerate(values) if v - best < 1e-3 * abs(best)]
+    assert max(near) - min(near) < 500  # all near-minimal points sit in one place
+    assert sum(ks) == OFFICIAL_ANSWERS["2025-II-15"]
+    assert_stated(
+        "2025-II-15", 1, "$N(x) - mx = (x - p)^2(x - q)^2$",
+        "$(x^2 - sx + P)^2 = x^4 - 2sx^3 + (s^2 + 2P)x^2 - 2sPx + P^2$",
+        "$2s = 188 + k$", "$s^2 + 2P = 10116 + 188k$", "$P^2 = 127008k$", "$P = 252\\sqrt{2k}$",
+        "$s = 94 + t^2$", "$P = 504t$", "$t^4 - 188t^2 + 1008t - 1280 = 0$",
+        "$(t - 2)(t - 4)(t - 10)(t + 16) = 0$", "$k = 8$", "$k = 32$", "$k = 200$",
+        "$s^2 - 4P = 5572 > 0$", "$s^2 - 4P = 4036 > 0$", "$s^2 - 4P = 17476 > 0$", "$8 + 32 + 200 = 240$",
+    )
