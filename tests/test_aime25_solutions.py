@@ -150,6 +150,166 @@ def test_parser_reports_bad_input():
         parse_solutions("# t\n## P-1\nAnswer: 1\n### Solution 2\n$\\boxed{1}$\n")
 
 
+# ----------------------------------------------------------------------------- arithmetic in the text
+
+ARITHMETIC_TOKEN = re.compile(r"\s*(\\frac|\\cdot|\\sqrt|\\binom|\d+|[-+(){}^!,=])")
+ARITHMETIC_SPAN = re.compile(r"^(?:\s|\\frac|\\cdot|\\sqrt|\\binom|\d|[-+(){}^!,=])+$")
+INLINE_MATH = re.compile(r"\$([^$]+)\$")
+
+
+class _ArithmeticParser:
+    """Exact value of a purely numeric LaTeX expression (our own file only; nothing is eval'd).
+
+    Grammar: sums of products (``\\cdot`` or juxtaposition) of powers of atoms; atoms are
+    integers, ``( )``, ``{ }``, ``\\frac{a}{b}``, ``\\sqrt{a}``, ``\\binom{n}{k}`` and the
+    multinomial ``\\binom{n}{a, b, c}``, with postfix ``!``.
+
+    >>> _ArithmeticParser("2 \\cdot \\frac{73}{8}").parse()
+    73/4
+    """
+
+    def __init__(self, text: str):
+        self.tokens, position = [], 0
+        text = text.strip()
+        while position < len(text):
+            match = ARITHMETIC_TOKEN.match(text, position)
+            if not match:
+                raise ValueError(f"cannot read {text[position:]!r}")
+            self.tokens.append(match.group(1))
+            position = match.end()
+        self.index = 0
+
+    def peek(self):
+        return self.tokens[self.index] if self.index < len(self.tokens) else None
+
+    def take(self, expected=None):
+        token = self.peek()
+        if token is None or (expected is not None and token != expected):
+            raise ValueError(f"expected {expected!r}, found {token!r}")
+        self.index += 1
+        return token
+
+    def parse(self):
+        value = self.expr()
+        if self.peek() is not None:
+            raise ValueError(f"unexpected {self.peek()!r}")
+        return value
+
+    def expr(self):
+        value = self.term()
+        while self.peek() in ("+", "-"):
+            value = value + self.term() if self.take() == "+" else value - self.term()
+        return value
+
+    def term(self):
+        value = self.unary()
+        while True:
+            if self.peek() == "\\cdot":
+                self.take()
+                value *= self.unary()
+            elif self.peek() is not None and (self.peek().isdigit() or self.peek() in ("(", "{", "\\frac", "\\sqrt", "\\binom")):
+                value *= self.unary()
+            else:
+                return value
+
+    def unary(self):
+        if self.peek() == "-":
+            self.take()
+            return -self.unary()
+        return self.power()
+
+    def power(self):
+        base = self.postfix()
+        if self.peek() == "^":
+            self.take()
+            if self.peek() == "{":
+                exponent = self.group()
+            else:
+                token = self.take()
+                if not token.isdigit():
+                    raise ValueError(f"bad exponent {token!r}")
+                exponent = sp.Integer(token[0])
+                if len(token) > 1:  # x^23 means x^2 * 3 in LaTeX; never written in our file
+                    raise ValueError("ambiguous exponent")
+            base = base**exponent
+        return base
+
+    def postfix(self):
+        value = self.atom()
+        while self.peek() == "!":
+            self.take()
+            value = sp.factorial(value)
+        return value
+
+    def group(self):
+        self.take("{")
+        value = self.expr()
+        self.take("}")
+        return value
+
+    def atom(self):
+        token = self.peek()
+        if token is not None and token.isdigit():
+            return sp.Integer(self.take())
+        if token == "(":
+            self.take()
+            value = self.expr()
+            self.take(")")
+            return value
+        if token == "{":
+            return self.group()
+        if token == "\\frac":
+            self.take()
+            numerator = self.group()
+            return numerator / self.group()
+        if token == "\\sqrt":
+            self.take()
+            return sp.sqrt(self.group())
+        if token == "\\binom":
+            self.take()
+            top = self.group()
+            self.take("{")
+            parts = [self.expr()]
+            while self.peek() == ",":
+                self.take()
+                parts.append(self.expr())
+            self.take("}")
+            if len(parts) == 1:
+                return sp.binomial(top, parts[0])
+            assert sum(parts) == top, "multinomial parts must add up to the top"
+            return sp.factorial(top) / sp.prod([sp.factorial(part) for part in parts])
+        raise ValueError(f"unexpected {token!r}")
+
+
+def arithmetic_equations(text: str) -> list[str]:
+    """The inline math spans of ``text`` that are chains of purely numeric equalities."""
+    return [span for span in INLINE_MATH.findall(text) if "=" in span and ARITHMETIC_SPAN.match(span)]
+
+
+def test_arithmetic_parser_examples():
+    assert _ArithmeticParser("\\binom{9}{6, 2, 1}").parse() == 252
+    assert _ArithmeticParser("(2^2 - 1)(2^4 - 1) \\cdot 2^8").parse() == 11520
+    assert _ArithmeticParser("\\frac{-1 + 5\\sqrt{185}}{68}").parse() == (-1 + 5 * sp.sqrt(185)) / 68
+    assert _ArithmeticParser("(3!)^6").parse() == 6**6 and _ArithmeticParser("2^{16}").parse() == 65536
+    with pytest.raises(ValueError):
+        _ArithmeticParser("2 + ").parse()
+    assert arithmetic_equations("so $b = 21$ and $21 + 49 = 70$ and $7 > 3$") == ["21 + 49 = 70"]
+
+
+@pytest.mark.parametrize("problem_id", PROBLEM_IDS)
+def test_arithmetic_in_the_text_is_right(problem_id):
+    """Every purely numeric equality written in a solution holds exactly (e.g. $2 \\cdot 33 + 1 = 67$)."""
+    for number, solution in enumerate(sections()[problem_id]["solutions"], start=1):
+        for span in arithmetic_equations(solution):
+            sides = [_ArithmeticParser(side).parse() for side in span.split("=")]
+            assert all(sp.simplify(side - sides[0]) == 0 for side in sides), f"{problem_id} solution {number}: ${span}$"
+
+
+def test_arithmetic_check_covers_many_equations():
+    checked = sum(len(arithmetic_equations(sol)) for sec in sections().values() for sol in sec["solutions"])
+    assert checked >= 60
+
+
 # ----------------------------------------------------------------------------- AIME 2025 I
 
 
