@@ -144,7 +144,7 @@ def test_every_problem_has_a_verified_solution():
 
 
 def test_parser_reports_bad_input():
-    with pytest.raises(ValueError, match="line 3: P-1 appears twice|problem P-1 appears twice"):
+    with pytest.raises(ValueError, match="line 3: problem P-1 appears twice"):
         parse_solutions("# t\n## P-1\n## P-1\n")
     with pytest.raises(ValueError, match="numbered"):
         parse_solutions("# t\n## P-1\nAnswer: 1\n### Solution 2\n$\\boxed{1}$\n")
@@ -164,7 +164,7 @@ class _ArithmeticParser:
     integers, ``( )``, ``{ }``, ``\\frac{a}{b}``, ``\\sqrt{a}``, ``\\binom{n}{k}`` and the
     multinomial ``\\binom{n}{a, b, c}``, with postfix ``!``.
 
-    >>> _ArithmeticParser("2 \\cdot \\frac{73}{8}").parse()
+    >>> _ArithmeticParser(r"2 \\cdot \\frac{73}{8}").parse()
     73/4
     """
 
