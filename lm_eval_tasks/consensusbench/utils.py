@@ -17,8 +17,10 @@ Per problem (``process_results``), with ``c`` = number of correct generations ou
 * ``n_tokens`` = mean trajectory length in TPN units (the evaluated model's tokens),
 * ``ncr_undefined`` / ``tpn_undefined`` / ``think_unclosed`` / ``timed_out`` = how many of the
   n generations had undefined NCR / undefined TPN / an unclosed ``<think>`` / a matcher timeout,
-* ``trajectories`` = the n full score dicts (covered node ids, their char ``positions``,
-  ``tpn_unit``, ...) — written to the samples file; aggregated as the number of generations,
+* ``trajectories`` = the n full ``score_trajectory`` dicts — ``covered`` node ids, their
+  ``positions`` (``{id: [start, end, e]}``: char span of the earliest match and the 1-based
+  token index ``e`` TPN uses), ``pred`` (the extracted answer), ``tpn_unit``, ... — written to
+  the samples file; aggregated as the number of generations,
 * ``tpn_unit`` = the tokenizer TPN counted in; aggregated as the list of units used.
 
 Omitting an undefined value (instead of writing NaN or None) is how lm-eval 0.4.13 leaves a
@@ -199,6 +201,9 @@ def process_results(doc: dict, results: Sequence[Any]) -> dict[str, Any]:
     generations = results[0] if isinstance(results[0], (list, tuple)) else [results[0]]
     texts = [text if isinstance(text, str) else "" for text in generations]
     tokenizer = load_tokenizer(doc.get("tpn_tokenizer") or "")
+    # Start this thread's matcher sandbox before the clock runs: the first start (about 1 s)
+    # would otherwise eat the per-trajectory budget and flag a timeout. A no-op afterwards.
+    consensus_metrics.warmup()
     scores = [
         consensus_metrics.score_trajectory(text, doc["nodes"], doc["answer"], tokenizer=tokenizer)
         for text in texts
