@@ -37,10 +37,15 @@ def split_final(solution: str, where: str) -> tuple[str, str]:
     return solution[: match.start()].rstrip(), answer
 
 
+def strip_socratic_prefixes(body: str) -> str:
+    """Drop each line's sub-question prefix (``How many ...? ** ``); annotations stay."""
+    return "\n".join(_SOCRATIC_PREFIX.sub("", line) for line in body.split("\n"))
+
+
 def clean_solution(body: str, socratic: bool = False) -> tuple[str, list[str]]:
     body = _FINAL.sub("", body) if "####" in body else body
     if socratic:
-        body = "\n".join(_SOCRATIC_PREFIX.sub("", line) for line in body.split("\n"))
+        body = strip_socratic_prefixes(body)
     text, annotations = strip_calculator_annotations(body)
     return text.strip(), annotations
 
