@@ -1,0 +1,35 @@
+r"""consensus_metrics: consensus-node matching and the Acc / NCR / TPN metrics of ConsensusBench.
+
+Public API (see SPEC §3-§4 and the README):
+
+>>> from consensus_metrics import match_nodes, score_trajectory
+>>> [m.covered for m in match_nodes("so $s = 2.5$ km/h", ["s = 5/2", "s = 25"])]
+[True, False]
+>>> score_trajectory("$x=4$ hence \\boxed{4}", ["x = 4"], "4")["ncr"]
+1.0
+
+Modules, one concern each: ``normalize`` (canonical tokens), ``numbers`` (exact rationals),
+``relations`` (equation chains), ``matching`` (node coverage), ``symbolic`` (bounded sympy
+fallback), ``answer`` (math-verify Acc), ``tokens`` (TPN token positions), ``metrics`` (scores and
+aggregates), ``batch`` (many trajectories, worker processes), ``budget`` and ``sandbox`` (hard
+time limits on any thread), ``nodes`` (node schema validation), ``cli`` (``python -m
+consensus_metrics score``).
+"""
+
+from .answer import split_think
+from .batch import score_batch
+from .budget import DEFAULT_BUDGET_S
+from .matching import NodeMatch, match_nodes
+from .metrics import aggregate_scores, mean_stderr, pass_at_k, score_trajectory
+from .nodes import Node, coerce_nodes
+from .normalize import canonical_key, tokenize
+from .relations import relation_chains
+from .sandbox import warmup
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "match_nodes", "score_trajectory", "score_batch", "aggregate_scores", "pass_at_k", "mean_stderr",
+    "NodeMatch", "Node", "coerce_nodes", "canonical_key", "tokenize", "relation_chains", "split_think",
+    "warmup", "DEFAULT_BUDGET_S",
+]

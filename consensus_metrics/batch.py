@@ -1,0 +1,78 @@
+"""Scoring many trajectories, optionally in worker processes.
+
+``score_batch`` is :func:`~consensus_metrics.metrics.score_trajectory` over parallel lists. With
+``workers >= 2`` it uses a process pool (each worker has its own sandbox process and tokenizer
+copy); every trajectory keeps its own hard time budget.
+
+>>> rows = score_batch(["x = 3, so \\\\boxed{3}", "no idea"], [["x=3"], ["x=3"]], ["3", "3"])
+>>> [(r["acc"], r["ncr"]) for r in rows]
+[(1, 1.0), (0, 0.0)]
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+
+from .budget import DEFAULT_BUDGET_S
+from .metrics import score_trajectory
+from .nodes import coerce_nodes
+from .tokens import TokenCounter
+
+_worker_state: dict = {}
+
+
+def _init_worker(tokenizer, budget_s, symbolic):
+    _worker_state["counter"] = TokenCounter(tokenizer)
+    _worker_state["budget_s"] = budget_s
+    _worker_state["symbolic"] = symbolic
+
+
+def _score_one(item):
+    text, nodes, answer = item
+    return score_trajectory(text, nodes, answer, budget_s=_worker_state["budget_s"],
+                            symbolic=_worker_state["symbolic"], counter=_worker_state["counter"])
+
+
+def score_batch(texts, nodes_list, answers, tokenizer=None, workers=None, budget_s: float | None = DEFAULT_BUDGET_S,
+                symbolic: bool = True, progress: bool = False, chunksize: int = 8) -> list[dict]:
+    """Score parallel lists of trajectories, node lists and gold answers; results in input order.
+
+    ``workers``: ``None``/``0``/``1`` scores in this process; ``n >= 2`` uses n processes.
+    Node lists are validated up front, so a malformed node fails fast, naming its position.
+    """
+    texts, nodes_list, answers = list(texts), list(nodes_list), list(answers)
+    if not len(texts) == len(nodes_list) == len(answers):
+        raise ValueError(f"texts, nodes_list and answers differ in length: {len(texts)}, {len(nodes_list)}, {len(answers)}")
+    checked = []
+    for i, nodes in enumerate(nodes_list):
+        try:
+            checked.append(coerce_nodes(nodes))
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(f"nodes_list[{i}]: {exc}") from None
+    items = list(zip(texts, checked, answers))
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(items), desc="scoring", unit="traj")
+    results = []
+    if not workers or workers <= 1:
+        counter = TokenCounter(tokenizer)
+        for text, nodes, answer in items:
+            results.append(score_trajectory(text, nodes, answer, budget_s=budget_s, symbolic=symbolic, counter=counter))
+            if bar:
+                bar.update(1)
+    else:
+        if isinstance(tokenizer, str):
+            from .tokens import load_tokenizer
+
+            tokenizer = load_tokenizer(tokenizer)
+        ctx = mp.get_context("spawn")
+        with ctx.Pool(workers, initializer=_init_worker, initargs=(tokenizer, budget_s, symbolic)) as pool:
+            for row in pool.imap(_score_one, items, chunksize=max(1, chunksize)):
+                results.append(row)
+                if bar:
+                    bar.update(1)
+    if bar:
+        bar.close()
+    return results

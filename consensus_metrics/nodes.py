@@ -1,0 +1,126 @@
+"""Consensus-node records: validation of the SPEC §2 schema.
+
+A node file is untrusted input (it may come from an LLM extractor). :func:`coerce_nodes` turns a
+list of node dicts -- or plain strings, one form each -- into validated :class:`Node` objects and
+raises ``TypeError``/``ValueError`` naming the node and the field when something is wrong.
+
+>>> [n.forms for n in coerce_nodes(["x = 3", {"id": "k", "text": "9b+7", "forms": ["7+9b"]}])]
+[('x = 3',), ('9b+7', '7+9b')]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .numbers import parse_value
+
+NODE_KINDS = ("value", "equation", "expression", "proposition")
+
+#: Longest node form accepted (characters). Longer "forms" are not checkable intermediate results.
+MAX_FORM_CHARS = 2000
+#: Most forms per node.
+MAX_FORMS = 64
+
+
+@dataclass(frozen=True)
+class Node:
+    """One consensus node. ``forms`` always starts with ``text``; ``value`` is exact for value nodes."""
+
+    id: str
+    text: str
+    kind: str = "expression"
+    forms: tuple[str, ...] = field(default=())
+    value: str | None = None
+    support: float | None = None
+    position: float | None = None
+
+
+def _where(index: int, raw) -> str:
+    node_id = raw.get("id") if isinstance(raw, dict) else None
+    return f"node {index}" + (f" (id {node_id!r})" if isinstance(node_id, str) else "")
+
+
+def _check_form(where: str, field_name: str, form) -> str:
+    if not isinstance(form, str):
+        raise TypeError(f"{where}: field {field_name!r} must be a string, got {type(form).__name__}")
+    if not form.strip():
+        raise ValueError(f"{where}: field {field_name!r} is empty")
+    if len(form) > MAX_FORM_CHARS:
+        raise ValueError(f"{where}: field {field_name!r} is longer than {MAX_FORM_CHARS} characters")
+    return form
+
+
+def _check_unit_interval(where: str, name: str, value):
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"{where}: field {name!r} must be a number, got {type(value).__name__}")
+    if not 0.0 <= float(value) <= 1.0:
+        raise ValueError(f"{where}: field {name!r} must be in [0, 1], got {value}")
+    return float(value)
+
+
+def coerce_node(raw, index: int = 0) -> Node:
+    """Validate one node (a dict in the SPEC §2 schema, a :class:`Node`, or a plain string)."""
+    if isinstance(raw, Node):
+        return raw
+    if isinstance(raw, str):
+        text = _check_form(f"node {index}", "text", raw)
+        return Node(id=f"n{index + 1}", text=text, forms=(text,))
+    if not isinstance(raw, dict):
+        raise TypeError(f"node {index}: expected a dict or a string, got {type(raw).__name__}")
+    where = _where(index, raw)
+    node_id = raw.get("id", f"n{index + 1}")
+    if not isinstance(node_id, str) or not node_id:
+        raise TypeError(f"{where}: field 'id' must be a non-empty string")
+    if "text" not in raw:
+        raise ValueError(f"{where}: missing field 'text'")
+    text = _check_form(where, "text", raw["text"])
+    kind = raw.get("kind", "expression")
+    if kind not in NODE_KINDS:
+        raise ValueError(f"{where}: field 'kind' must be one of {NODE_KINDS}, got {kind!r}")
+    forms_raw = raw.get("forms") or []
+    if not isinstance(forms_raw, (list, tuple)):
+        raise TypeError(f"{where}: field 'forms' must be a list of strings")
+    if len(forms_raw) > MAX_FORMS:
+        raise ValueError(f"{where}: field 'forms' has more than {MAX_FORMS} entries")
+    forms = [text]
+    for j, form in enumerate(forms_raw):
+        form = _check_form(where, f"forms[{j}]", form)
+        if form not in forms:
+            forms.append(form)
+    value = raw.get("value")
+    if value is not None:
+        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+            raise TypeError(f"{where}: field 'value' must be a string or a number")
+        try:
+            parse_value(str(value))
+        except ValueError as exc:
+            raise ValueError(f"{where}: field 'value': {exc}") from None
+        value = str(value)
+    elif kind == "value":
+        raise ValueError(f"{where}: a 'value' node needs field 'value'")
+    return Node(
+        id=node_id,
+        text=text,
+        kind=kind,
+        forms=tuple(forms),
+        value=value,
+        support=_check_unit_interval(where, "support", raw.get("support")),
+        position=_check_unit_interval(where, "position", raw.get("position")),
+    )
+
+
+def coerce_nodes(nodes) -> list[Node]:
+    """Validate a node list; ``None`` means no nodes. Node ids must be unique."""
+    if nodes is None:
+        return []
+    if isinstance(nodes, (str, dict)) or not hasattr(nodes, "__iter__"):
+        raise TypeError(f"nodes must be a list of node dicts or strings, got {type(nodes).__name__}")
+    result = [coerce_node(raw, i) for i, raw in enumerate(nodes)]
+    seen: set[str] = set()
+    for i, node in enumerate(result):
+        if node.id in seen:
+            raise ValueError(f"node {i}: duplicate id {node.id!r}")
+        seen.add(node.id)
+    return result

@@ -1,0 +1,889 @@
+r"""Normalisation: turn math text (LaTeX, Unicode or plain) into canonical tokens.
+
+Matching happens on canonical tokens, never on characters, so that the rules of SPEC §3 hold by
+construction: every surface form of the same mathematical content yields the same token keys, and
+token boundaries are number/identifier boundaries (``24`` is one token and ``124``, ``2.4``,
+``240`` and ``x_{24}`` are different tokens).
+
+What is unified (each token keeps the character span it came from, for positions and TPN):
+
+* multiplication ``\times \cdot × · * \ast`` and implicit juxtaposition (``2x``, ``2(x+1)``,
+  ``(a)(b)``, ``2\sqrt3``) -> ``*``; fractions ``\frac{a}{b} \dfrac \tfrac \frac ab a/b`` ->
+  ``a / b`` (a reduced integer fraction is one rational number token, so ``\frac{3}{4}`` =
+  ``3/4`` = ``0.75``); mixed numbers ``2\frac{1}{2}`` -> ``5/2``;
+* powers ``x^{2} x^2 x² x**2`` -> ``x ^ 2``; roots ``\sqrt{2} \sqrt2 √2 sqrt(2)`` -> ``√ 2``;
+* minus signs ``− – -`` (unary minus is its own key ``neg``); ``\left \right \! \, $ \( \[``,
+  ``\text{} \mathrm{} \boxed{}`` wrappers, degree signs, ``&`` alignment, spacing;
+* thousands separators ``1,000 1{,}000 1\,000`` -> ``1000``; numbers as exact rationals;
+* variable notation ``x_1 x_{1} x1`` -> ``x_1``; Greek letters ``\alpha α``; ``\le ≤ <=``.
+
+Token keys: numbers ``#3/4``; identifiers ``x``, ``x_1``, ``π``; functions ``@sin``, ``√``;
+words (prose) ``~the``; operators and relations as symbols.
+
+>>> canonical_key("4s^{2} + 8 \\cdot s - 45 = 0") == canonical_key("4s² + 8s − 45 = 0")
+True
+>>> canonical_key("\\frac{3}{4}"), canonical_key("0.75"), canonical_key("x_{1} + 1,000")
+('#3/4', '#3/4', 'x_1 + #1000')
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from math import gcd
+
+from .budget import NO_DEADLINE, Deadline
+from .numbers import number_key, parse_numeral
+
+# ----------------------------------------------------------------------------- token kinds
+NUM, ID, FUNC, OP, REL, OPEN, CLOSE, WORD, PUNCT, MISC = range(10)
+KIND_NAMES = ("NUM", "ID", "FUNC", "OP", "REL", "OPEN", "CLOSE", "WORD", "PUNCT", "MISC")
+
+#: Nesting depth of brace groups handled structurally; deeper braces are read as flat text.
+MAX_GROUP_DEPTH = 48
+
+# ----------------------------------------------------------------------------- raw lexer
+# One raw lexeme per match: leading whitespace (group 1) is folded into the lexeme that follows.
+_RAW_RE = re.compile(
+    r"""
+    (\s*)
+    (?:
+     (?P<cmd>\\[A-Za-z]+)
+    |(?P<esc>\\.)
+    |(?P<num>\d{1,3}(?:(?:,|\{,\}|\\,)\d{3})+(?:\.\d+)?(?![\d])|\d+(?:\.\d+)?|\.\d+)
+    |(?P<word>[A-Za-z]+)
+    |(?P<sup>[⁰¹²³⁴⁵⁶⁷⁸⁹]+)
+    |(?P<op>\*\*|\.\.\.|==|:=|<=|>=|!=|[-+*/^_=<>!(){}\[\]|,;:.%$&?'])
+    |(?P<other>\S)
+    )
+    """,
+    re.VERBOSE | re.DOTALL,
+)
+# raw lexeme types = the regex group numbers above
+_CMD, _ESC, _NUM, _WORD, _SUP, _OPC, _OTHER = range(2, 9)
+
+_SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789")
+
+# ----------------------------------------------------------------------------- vocabularies
+_GREEK = {
+    "alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "varepsilon": "ε",
+    "zeta": "ζ", "eta": "η", "theta": "θ", "vartheta": "θ", "iota": "ι", "kappa": "κ",
+    "lambda": "λ", "mu": "μ", "nu": "ν", "xi": "ξ", "pi": "π", "varpi": "π", "rho": "ρ",
+    "varrho": "ρ", "sigma": "σ", "varsigma": "σ", "tau": "τ", "upsilon": "υ", "phi": "φ",
+    "varphi": "φ", "chi": "χ", "psi": "ψ", "omega": "ω", "Gamma": "Γ", "Delta": "Δ",
+    "Theta": "Θ", "Lambda": "Λ", "Xi": "Ξ", "Pi": "Π", "Sigma": "Σ", "Upsilon": "Υ",
+    "Phi": "Φ", "Psi": "Ψ", "Omega": "Ω", "infty": "∞", "ell": "ℓ", "emptyset": "∅",
+    "varnothing": "∅",
+}
+_RELATIONS = {
+    "le": "≤", "leq": "≤", "leqslant": "≤", "ge": "≥", "geq": "≥", "geqslant": "≥",
+    "ne": "≠", "neq": "≠", "equiv": "≡", "approx": "≈", "simeq": "≈", "lt": "<", "gt": ">",
+    "mid": "∣", "nmid": "∤", "in": "∈", "notin": "∉", "subset": "⊂", "subseteq": "⊆",
+    "cong": "≅", "sim": "∼", "parallel": "∥", "perp": "⊥", "propto": "∝",
+}
+_BREAK_COMMANDS = {
+    "implies", "Rightarrow", "Longrightarrow", "rightarrow", "longrightarrow", "to", "iff",
+    "Leftrightarrow", "Longleftrightarrow", "therefore", "because", "quad", "qquad", "newline",
+    "impliedby", "Leftarrow", "mapsto",
+}
+_FUNCTIONS = {
+    "sin", "cos", "tan", "cot", "sec", "csc", "arcsin", "arccos", "arctan", "sinh", "cosh",
+    "tanh", "log", "ln", "lg", "exp", "gcd", "lcm", "max", "min", "det", "lim", "sum", "prod",
+    "int", "deg", "arg", "floor", "ceil", "angle", "triangle", "binom", "mod",
+}
+#: Functions recognised as plain words (``sin(x)``, ``log 2``) when followed by math.
+_WORD_FUNCTIONS = {
+    "sin", "cos", "tan", "cot", "sec", "csc", "arcsin", "arccos", "arctan", "sinh", "cosh",
+    "tanh", "log", "ln", "exp", "gcd", "lcm", "mod", "sqrt",
+}
+_MULT_COMMANDS = {"times", "cdot", "ast", "cdotp", "bullet", "centerdot"}
+_FRAC_COMMANDS = {"frac", "dfrac", "tfrac", "cfrac"}
+_BINOM_COMMANDS = {"binom", "dbinom", "tbinom"}
+_NOOP_COMMANDS = {
+    "left", "right", "big", "Big", "bigg", "Bigg", "bigl", "bigr", "Bigl", "Bigr", "biggl",
+    "biggr", "Biggl", "Biggr", "displaystyle", "textstyle", "scriptstyle", "limits",
+    "nolimits", "nonumber", "notag", "hline", "middle", "qed", "square", "blacksquare",
+    "allowbreak", "medskip", "smallskip", "bigskip", "noindent", "centering",
+}
+_PROSE_WRAPPERS = {"text", "textbf", "textit", "textrm", "textnormal", "mbox", "hbox", "emph", "textsf", "texttt", "textup"}
+_MATH_WRAPPERS = {
+    "mathbf", "mathit", "mathbb", "mathcal", "mathsf", "mathfrak", "boldsymbol", "bm",
+    "boxed", "fbox", "framebox", "overline", "underline", "vec", "hat", "bar", "tilde",
+    "widehat", "widetilde", "overrightarrow", "overleftrightarrow", "dot", "ddot",
+    "mathring", "cancel", "bcancel", "xcancel", "mathop", "lvert", "rvert", "ensuremath",
+}
+_DROP_ARG_COMMANDS = {"label", "ref", "eqref", "cite", "begin", "end", "hspace", "vspace", "phantom", "hphantom", "vphantom", "tag", "color", "textcolor"}
+_DOTS_COMMANDS = {"dots", "ldots", "cdots", "vdots", "ddots", "dotsb", "dotsc", "dotsm"}
+_DEGREE_COMMANDS = {"circ", "degree", "degrees"}
+_UNICODE = {
+    "−": ("op", "-"), "–": ("op", "-"), "—": ("punct", "—"), "×": ("op", "*"), "·": ("op", "*"),
+    "⋅": ("op", "*"), "∙": ("op", "*"), "÷": ("op", "/"), "√": ("sqrt", "√"), "∛": ("sqrt", "√[3]"),
+    "π": ("id", "π"), "∞": ("id", "∞"), "°": ("degree", ""), "≤": ("rel", "≤"), "≥": ("rel", "≥"),
+    "≠": ("rel", "≠"), "≈": ("rel", "≈"), "≡": ("rel", "≡"), "∣": ("rel", "∣"), "±": ("op", "±"),
+    "→": ("punct", "⇒"), "⇒": ("punct", "⇒"), "⟹": ("punct", "⇒"), "∴": ("punct", "⇒"),
+    "½": ("frac", (1, 2)), "¼": ("frac", (1, 4)), "¾": ("frac", (3, 4)), "⅓": ("frac", (1, 3)),
+    "⅔": ("frac", (2, 3)), "⅛": ("frac", (1, 8)), "∠": ("func", "@angle"), "△": ("func", "@triangle"),
+    "\u2009": ("space", ""), "\u00a0": ("space", ""), "\u202f": ("space", ""), "′": ("prime", "'"),
+}
+#: Short English words that are prose, not products of variables (``as`` is not ``a*s``).
+_STOPWORDS = frozenset(
+    """a an as at be by do go he if in is it me my no of on or so to up us we am are and any but can
+    did for get got had has her him his how its let may new not now off old one our out own put say see
+    set she the too two use was way who why yes yet you all few per via let lot sum day cm mm km kg mg
+    ml ft yd mi hr hrs min sec lb lbs oz mph kph pm am each both then than them they this that with from
+    into onto also only just what when will been were have more most some such does done gets made
+    make take find know need want next last same ten six top end odd box cat dog car pen cup bag hat""".split()
+)
+_UNITS = frozenset("cm mm km kg mg ml ft yd mi hr hrs min mins sec secs lb lbs oz mph kph sq cents dollars hours minutes seconds".split())
+_MATHY_RAW = {_CMD, _ESC, _NUM, _SUP}
+_PUNCT_CHARS = set(".,;:?!\"'")
+_SIMPLE_PUNCT = {",", ";", ":", "?", "."}
+
+
+class Tokens:
+    """Canonical tokens of one text as parallel lists (fast to build and scan).
+
+    ``keys[i]`` is the canonical key, ``kinds[i]`` one of NUM/ID/FUNC/OP/REL/OPEN/CLOSE/WORD/
+    PUNCT/MISC, ``starts[i]:ends[i]`` the source characters (an implicit ``*`` is zero-width),
+    ``spaced[i]`` whether whitespace preceded it, ``breaks[i]`` whether a line break or math
+    delimiter (``$``) separates it from the previous token, ``implicit[i]`` whether a ``*`` came
+    from juxtaposition.
+    """
+
+    __slots__ = ("keys", "kinds", "starts", "ends", "spaced", "breaks", "implicit")
+
+    def __init__(self):
+        self.keys: list[str] = []
+        self.kinds: list[int] = []
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+        self.spaced: list[bool] = []
+        self.breaks: list[bool] = []
+        self.implicit: list[bool] = []
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def __repr__(self) -> str:
+        return f"Tokens({' '.join(self.keys)!r})"
+
+    def append(self, key, kind, start, end, spaced=False, brk=False, implicit=False):
+        self.keys.append(key)
+        self.kinds.append(kind)
+        self.starts.append(start)
+        self.ends.append(end)
+        self.spaced.append(spaced)
+        self.breaks.append(brk)
+        self.implicit.append(implicit)
+
+    def pop(self):
+        for lst in (self.keys, self.kinds, self.starts, self.ends, self.spaced, self.breaks, self.implicit):
+            lst.pop()
+
+    def truncate(self, n: int):
+        for lst in (self.keys, self.kinds, self.starts, self.ends, self.spaced, self.breaks, self.implicit):
+            del lst[n:]
+
+    def take(self, n: int) -> list[tuple]:
+        """Remove and return tokens ``n:`` as tuples (used to post-process an argument)."""
+        out = list(zip(self.keys[n:], self.kinds[n:], self.starts[n:], self.ends[n:], self.spaced[n:], self.breaks[n:], self.implicit[n:]))
+        self.truncate(n)
+        return out
+
+
+class _Builder:
+    """One left-to-right pass over raw lexemes producing :class:`Tokens`."""
+
+    def __init__(self, text: str, deadline: Deadline):
+        self.text = text
+        self.deadline = deadline
+        # (type, lexeme, start, end, ws) with ws 0: glued to the previous lexeme, 1: spaces, 2: a line break
+        raw = []
+        append = raw.append
+        for m in _RAW_RE.finditer(text):
+            typ = m.lastindex
+            start, end = m.span(typ)
+            lead = m.start()
+            append((typ, text[start:end], start, end, 0 if start == lead else (2 if "\n" in text[lead:start] else 1)))
+        self.raw = raw
+        self.i = 0
+        self.out = Tokens()
+        self.spaced = False
+        self.brk = False
+        self.barrier = False
+        self.prose = 0  # >0 inside \text{...}
+        self.opens: list[int] = []  # indices of OPEN tokens awaiting their CLOSE
+        self.steps = 0
+
+    # ------------------------------------------------------------------ emission
+    def _push(self, key, kind, start, end, implicit=False, no_mult=False):
+        out = self.out
+        keys, kinds = out.keys, out.kinds
+        spaced, brk = self.spaced, self.brk
+        self.spaced = self.brk = False
+        if keys and not self.barrier:
+            pk = kinds[-1]
+            if not no_mult and not brk and pk in _OPERAND_END and _implicit_mult(pk, keys[-1], kind, key, spaced):
+                out.append("*", OP, start, start, spaced, False, True)
+                spaced = False
+            elif kind == NUM and pk == OP and keys[-1] == "/" and not out.implicit[-1] and len(keys) >= 2:
+                if self._merge_fraction(key, start, end):
+                    return
+        self.barrier = False
+        keys.append(key)
+        kinds.append(kind)
+        out.starts.append(start)
+        out.ends.append(end)
+        out.spaced.append(spaced)
+        out.breaks.append(brk)
+        out.implicit.append(implicit)
+
+    def _merge_fraction(self, key, start, end) -> bool:
+        """``3 / 4`` (integers, reduced, not an exponent or denominator) -> one rational ``#3/4``."""
+        out = self.out
+        n = len(out.keys)
+        num_key = out.keys[n - 2]
+        if out.kinds[n - 2] != NUM or "/" in num_key or "/" in key or "_" in num_key:
+            return False
+        if n >= 3 and out.keys[n - 3] in ("/", "^", "_"):
+            return False
+        try:
+            a, b = int(num_key[1:]), int(key[1:])
+        except ValueError:
+            return False
+        if b <= 1 or gcd(a, b) != 1:
+            return False
+        s = out.starts[n - 2]
+        sp, bk = out.spaced[n - 2], out.breaks[n - 2]
+        out.truncate(n - 2)
+        out.append(f"#{a}/{b}", NUM, s, end, sp, bk, False)
+        return True
+
+    def _emit_tokens(self, toks, wrap: bool, start=None, end=None):
+        """Emit argument tokens (tuples), in parentheses when ``wrap`` and they are not one atom."""
+        if not toks:
+            return
+        if wrap and _needs_parens(toks):
+            s = toks[0][2] if start is None else start
+            e = toks[-1][3] if end is None else end
+            self._push("(", OPEN, s, s)
+            self._append_tuples(toks)
+            self.out.append(")", CLOSE, e, e)
+            return
+        key, kind, s, e, _sp, _bk, imp = toks[0]
+        self._push(key, kind, s, e, imp)
+        self._append_tuples(toks[1:])
+
+    def _append_tuples(self, toks):
+        for t in toks:
+            self.out.append(*t)
+
+    # ------------------------------------------------------------------ driver
+    def run(self) -> Tokens:
+        self._sequence(depth=0, in_group=False)
+        return self.out
+
+    def _sequence(self, depth: int, in_group: bool):
+        raw = self.raw
+        n = len(raw)
+        out = self.out
+        while self.i < n:
+            self.steps += 1
+            if not self.steps & 255:
+                self.deadline.check()
+            i = self.i
+            typ, s, start, end, ws = raw[i]
+            # fast path for the bulk of any text: prose words
+            if typ == _WORD and len(s) >= 4 and not self.prose:
+                lw = s.lower()
+                if lw not in _WORD_FUNCTIONS and lw not in _UNITS and not (
+                    i and raw[i - 1][3] == start and self._mathy(raw[i - 1])
+                    and i + 1 < n and raw[i + 1][2] == end and self._mathy(raw[i + 1])
+                ):
+                    self.i = i + 1
+                    out.keys.append("~" + lw)
+                    out.kinds.append(WORD)
+                    out.starts.append(start)
+                    out.ends.append(end)
+                    out.spaced.append(self.spaced or ws > 0)
+                    out.breaks.append(self.brk or ws == 2)
+                    out.implicit.append(False)
+                    self.spaced = self.brk = self.barrier = False
+                    continue
+            if typ == _OPC:
+                if s == "}" and in_group:
+                    self.i = i + 1
+                    return
+                if s in _SIMPLE_PUNCT:  # , ; : ? end a chain and never combine with neighbours
+                    self.i = i + 1
+                    if ws:
+                        self.spaced = True
+                        if ws == 2:
+                            self.brk = True
+                    self._push(s, PUNCT, start, end)
+                    continue
+            self._one(depth)
+
+    def _one(self, depth: int):
+        """Consume and emit one raw lexeme (plus whatever arguments it takes)."""
+        typ, s, start, end, ws = self.raw[self.i]
+        self.i += 1
+        if ws:
+            self.spaced = True
+            if ws == 2:
+                self.brk = True
+        if typ == _NUM:
+            self._number(s, start, end)
+        elif typ == _WORD:
+            self._word(s, start, end)
+        elif typ == _CMD:
+            self._command(s[1:], start, end, depth)
+        elif typ == _OPC:
+            self._operator(s, start, end, depth)
+        elif typ == _ESC:
+            self._escape(s[1], start, end)
+        elif typ == _SUP:
+            self._push("^", OP, start, start, no_mult=True)
+            self._push(number_key(parse_numeral(s.translate(_SUPERSCRIPTS))), NUM, start, end)
+        else:
+            self._other(s, start, end, depth)
+
+    # ------------------------------------------------------------------ numbers and words
+    def _number(self, s, start, end):
+        out = self.out
+        value = parse_numeral(s)
+        key = number_key(value, s)
+        # x1 -> x_1 : a single-letter identifier glued to an integer is a subscripted variable.
+        if (
+            out.keys and not self.spaced and not self.brk and out.kinds[-1] == ID and out.ends[-1] == start
+            and len(out.keys[-1]) == 1 and out.keys[-1].isalpha() and "." not in s and "," not in s
+        ):
+            out.keys[-1] = f"{out.keys[-1]}_{s}"
+            out.ends[-1] = end
+            self.spaced = False
+            return
+        self._push(key, NUM, start, end)
+
+    def _raw_neighbour(self, offset: int):
+        j = self.i - 1 + offset
+        if 0 <= j < len(self.raw):
+            return self.raw[j]
+        return None
+
+    def _mathy(self, tok) -> bool:
+        if tok is None:
+            return False
+        typ, s = tok[0], tok[1]
+        if typ in _MATHY_RAW:
+            return True
+        if typ == _OPC:
+            return s not in _PUNCT_CHARS
+        return False
+
+    def _word(self, w, start, end):
+        prev, nxt = self._raw_neighbour(-1), self._raw_neighbour(1)
+        ws = self.raw[self.i - 1][4]
+        lw = w.lower()
+        if self.prose:
+            if len(w) == 1 and self.prose < 0:
+                self._push(w, ID, start, end)
+            else:
+                self._push("~" + lw, WORD, start, end)
+            return
+        # function names written as words: sin(x), log 2, sqrt(3), (mod 7)
+        if lw in _WORD_FUNCTIONS and nxt is not None:
+            follow = nxt
+            if follow[0] in (_NUM, _CMD) or (follow[0] == _OPC and follow[1] in "({^_") or (follow[0] == _WORD and len(follow[1]) == 1):
+                if lw == "sqrt":
+                    self._sqrt(start, end, "√", 0)
+                else:
+                    self._push("@" + lw, FUNC, start, end, no_mult=lw == "mod")
+                return
+        glued_l = prev is not None and not ws and prev[3] == start and self._mathy(prev)
+        glued_r = nxt is not None and nxt[2] == end and (self._mathy(nxt) or nxt[1] == "(")
+        if len(w) == 1:
+            spaced_l = prev is None or ws > 0
+            spaced_r = nxt is None or nxt[4] > 0
+            if w in "aAI" and spaced_l and spaced_r and self._next_is_word():
+                self._push("~" + lw, WORD, start, end)
+                return
+            if w == "x" and spaced_l and spaced_r and self._between_numbers():
+                self._push("*", OP, start, end)
+                return
+            self._push(w, ID, start, end)
+            return
+        if lw in _UNITS and prev is not None and prev[0] == _NUM:
+            self._push("~" + lw, WORD, start, end)
+            return
+        split = False
+        if len(w) <= 3:
+            if glued_l or glued_r or w.isupper():
+                split = True
+            elif lw not in _STOPWORDS and w.islower() and (len(w) == 2 or len(set(w)) == 3 and set(w) <= set("abcmnpqrstuvwxyzijk")):
+                split = True
+        elif glued_l and glued_r:
+            split = True
+        if not split:
+            self._push("~" + lw, WORD, start, end)
+            return
+        for k, ch in enumerate(w):  # ab -> a * b (the implicit-product rule inserts the *)
+            self._push(ch, ID, start + k, start + k + 1)
+
+    def _next_is_word(self) -> bool:
+        j = self.i
+        return j < len(self.raw) and self.raw[j][0] == _WORD and len(self.raw[j][1]) > 1
+
+    def _between_numbers(self) -> bool:
+        j, k = self.i, self.i - 2
+        return j < len(self.raw) and k >= 0 and self.raw[j][0] == _NUM and self.raw[k][0] == _NUM
+
+    # ------------------------------------------------------------------ arguments
+    def _arg(self, depth: int, whole_number: bool) -> list[tuple]:
+        """Read one TeX argument (``{...}`` or a single character/command) and return its tokens."""
+        if self.i >= len(self.raw):
+            return []
+        typ, s, start, end, _ws = self.raw[self.i]
+        mark = len(self.out.keys)
+        saved = (self.spaced, self.brk)
+        self.spaced = self.brk = False
+        self.barrier = True
+        if typ == _OPC and s == "{" and depth < MAX_GROUP_DEPTH:
+            self.i += 1
+            opens = self.opens
+            self.opens = []
+            self._sequence(depth + 1, in_group=True)
+            self.opens = opens
+        elif (typ == _NUM and not whole_number and len(s) > 1) or (typ == _WORD and len(s) > 1):
+            # \frac12 -> {1}{2}, \frac ab -> {a}{b}: TeX takes one character.
+            self.raw[self.i] = (typ, s[1:], start + 1, end, 0)
+            if typ == _NUM:
+                self._push(number_key(parse_numeral(s[0])), NUM, start, start + 1)
+            else:
+                self._push(s[0], ID, start, start + 1)
+        elif typ in (_OPC,) and s in "})]":
+            return []
+        else:
+            self._one(depth + 1)
+        self.barrier = False
+        toks = self.out.take(mark)
+        self.spaced, self.brk = saved
+        return toks
+
+    # ------------------------------------------------------------------ commands
+    def _command(self, name, start, end, depth):
+        if name in _MULT_COMMANDS:
+            self._push("*", OP, start, end)
+        elif name in _FRAC_COMMANDS:
+            self._fraction(start, depth)
+        elif name == "sqrt":
+            self._sqrt(start, end, "√", depth)
+        elif name in _GREEK:
+            self._push(_GREEK[name], ID, start, end)
+        elif name in _RELATIONS:
+            self._push(_RELATIONS[name], REL, start, end)
+        elif name in _NOOP_COMMANDS:
+            if name in ("left", "right", "bigl", "bigr", "Bigl", "Bigr", "middle") and self.i < len(self.raw):
+                nxt = self.raw[self.i]
+                if nxt[0] == _OPC and nxt[1] == ".":
+                    self.i += 1
+        elif name in _PROSE_WRAPPERS or name in ("mathrm", "operatorname"):
+            self._wrapped(depth, prose=1 if name in _PROSE_WRAPPERS else -1, operator=name == "operatorname")
+        elif name in _MATH_WRAPPERS:
+            toks = self._arg(depth, whole_number=True)
+            self._emit_tokens(toks, wrap=False)
+        elif name in _BREAK_COMMANDS:
+            self._push("⇒", PUNCT, start, end)
+        elif name in _DROP_ARG_COMMANDS:
+            if name in ("color", "textcolor"):
+                self._arg(depth, True)
+                if name == "textcolor":
+                    self._emit_tokens(self._arg(depth, True), wrap=False)
+            else:
+                self._arg(depth, True)
+        elif name in _DEGREE_COMMANDS:
+            pass
+        elif name in _DOTS_COMMANDS:
+            self._push("…", MISC, start, end)
+        elif name in _BINOM_COMMANDS or name == "choose":
+            if name == "choose":
+                self._push("@choose", FUNC, start, end)
+                return
+            a = self._arg(depth, whole_number=False)
+            b = self._arg(depth, whole_number=False)
+            self._push("@binom", FUNC, start, end)
+            self.out.append("(", OPEN, start, start)
+            self._append_tuples(a)
+            self.out.append(",", PUNCT, start, start)
+            self._append_tuples(b)
+            self.out.append(")", CLOSE, self.out.ends[-1], self.out.ends[-1])
+        elif name == "pmod":
+            arg = self._arg(depth, whole_number=True)
+            self._push("(", OPEN, start, start, no_mult=True)
+            self.out.append("@mod", FUNC, start, end)
+            self._append_tuples(arg)
+            e = self.out.ends[-1]
+            self.out.append(")", CLOSE, e, e)
+        elif name in ("bmod", "mod"):
+            self._push("@mod", FUNC, start, end, no_mult=True)
+        elif name in _FUNCTIONS:
+            self._push("@" + name, FUNC, start, end)
+        elif name in ("pm",):
+            self._push("±", OP, start, end)
+        elif name in ("mp",):
+            self._push("∓", OP, start, end)
+        elif name == "div":
+            self._push("/", OP, start, end)
+        elif name in ("prime",):
+            self._prime(start, end)
+        elif name in ("lvert", "rvert", "vert", "mid") or name in ("lfloor", "rfloor", "lceil", "rceil"):
+            self._push(name, MISC, start, end)
+        elif name in ("langle", "rangle"):
+            self._push("(" if name == "langle" else ")", OPEN if name == "langle" else CLOSE, start, end)
+        elif name in ("percent",):
+            self._push("%", MISC, start, end)
+        elif name in ("neg", "lnot", "land", "lor", "wedge", "vee", "cup", "cap", "setminus"):
+            self._push(name, OP, start, end)
+        else:
+            self._push("\\" + name, ID, start, end)
+
+    def _wrapped(self, depth, prose: int, operator: bool):
+        self.prose, saved = prose, self.prose
+        try:
+            toks = self._arg(depth, whole_number=True)
+        finally:
+            self.prose = saved
+        if operator and toks and all(t[1] == WORD for t in toks):
+            name = "".join(t[0][1:] for t in toks)
+            self._push("@" + name, FUNC, toks[0][2], toks[-1][3])
+            return
+        self._emit_tokens(toks, wrap=False)
+
+    def _fraction(self, start, depth):
+        num = self._arg(depth, whole_number=False)
+        den = self._arg(depth, whole_number=False)
+        if not num or not den:
+            self._emit_tokens(num + den, wrap=False)
+            return
+        end = den[-1][3]
+        if len(num) == 1 and len(den) == 1 and num[0][1] == NUM and den[0][1] == NUM:
+            try:
+                a, b = int(num[0][0][1:]), int(den[0][0][1:])
+            except ValueError:
+                a = b = 0
+            if b > 1 and gcd(a, b) == 1:
+                out = self.out
+                # 2\frac{1}{2} is the mixed number 5/2
+                if (out.keys and out.kinds[-1] == NUM and not self.spaced and out.ends[-1] == start
+                        and a < b and out.keys[-1][1:].isdigit()):
+                    whole = int(out.keys[-1][1:])
+                    out.keys[-1] = f"#{whole * b + a}/{b}"
+                    out.ends[-1] = end
+                    return
+                self._push(f"#{a}/{b}", NUM, start, end)
+                return
+        self._emit_tokens(num, wrap=True, start=start)
+        self.out.append("/", OP, num[-1][3], num[-1][3])
+        self._emit_den(den)
+
+    def _emit_den(self, den):
+        if _needs_parens(den):
+            s = den[0][2]
+            self.out.append("(", OPEN, s, s)
+            self._append_tuples(den)
+            self.out.append(")", CLOSE, den[-1][3], den[-1][3])
+        else:
+            self._append_tuples(den)
+
+    def _sqrt(self, start, end, key, depth):
+        if self.i < len(self.raw) and self.raw[self.i][0] == _OPC and self.raw[self.i][1] == "[":
+            # \sqrt[3]{x}: read the index up to the matching ]
+            self.i += 1
+            mark = len(self.out.keys)
+            self.barrier = True
+            while self.i < len(self.raw) and not (self.raw[self.i][0] == _OPC and self.raw[self.i][1] == "]"):
+                self._one(depth + 1)
+            self.i += 1
+            idx = self.out.take(mark)
+            key = "√[" + " ".join(t[0] for t in idx) + "]"
+        self._push(key, FUNC, start, end)
+        arg = self._arg(depth, whole_number=True)
+        if arg:
+            self.barrier = True
+            self._emit_tokens(arg, wrap=True)
+            self.barrier = False
+
+    def _prime(self, start, end):
+        out = self.out
+        if out.keys and out.kinds[-1] in (ID, FUNC):
+            out.keys[-1] += "'"
+            out.ends[-1] = end
+        else:
+            self._push("'", MISC, start, end)
+
+    # ------------------------------------------------------------------ operators
+    def _operator(self, s, start, end, depth):
+        out = self.out
+        if s == "{":
+            if depth < MAX_GROUP_DEPTH:
+                opens, self.opens = self.opens, []
+                self._sequence(depth + 1, in_group=True)
+                self.opens = opens
+            return
+        if s == "}" or s == "&" or s == "$":
+            if s == "$":
+                self.brk = self.brk or _dollar_break(out)
+                self.spaced = True
+            return
+        if s in ("(", "["):
+            self._push(s, OPEN, start, end)
+            self.opens.append(len(out.keys) - 1)
+        elif s in (")", "]"):
+            self._close(s, start, end)
+        elif s in ("=", "==", ":="):
+            self._push("=", REL, start, end)
+        elif s in ("<", ">"):
+            self._push(s, REL, start, end)
+        elif s in ("<=", ">=", "!="):
+            self._push({"<=": "≤", ">=": "≥", "!=": "≠"}[s], REL, start, end)
+        elif s == "+":
+            if not _unary_context(out, self.brk):
+                self._push("+", OP, start, end)
+        elif s == "-":
+            self._push("neg" if _unary_context(out, self.brk) else "-", OP, start, end)
+        elif s == "*":
+            self._push("*", OP, start, end)
+        elif s == "**":
+            self._exponent(start, end, depth)
+        elif s == "^":
+            self._exponent(start, end, depth)
+        elif s == "_":
+            self._subscript(start, end, depth)
+        elif s == "/":
+            self._push("/", OP, start, end)
+        elif s == "!":
+            if out.keys and not self.spaced and out.kinds[-1] in (NUM, ID, CLOSE):
+                self._push("!", OP, start, end, no_mult=True)
+            else:
+                self._push("!", PUNCT, start, end)
+        elif s == "'":
+            self._prime(start, end) if out.keys and not self.spaced and out.kinds[-1] in (ID, FUNC) else self._push("'", PUNCT, start, end)
+        elif s == "...":
+            self._push("…", MISC, start, end)
+        elif s == "%":
+            self._push("%", MISC, start, end, no_mult=True)
+        elif s == "|":
+            self._push("|", MISC, start, end, no_mult=True)
+        else:  # , ; : . ?
+            self._push(s, PUNCT, start, end)
+
+    def _close(self, s, start, end):
+        out = self.out
+        want = "(" if s == ")" else "["
+        if self.opens:
+            j = self.opens.pop()
+            if out.keys[j] == want:
+                inner = len(out.keys) - j - 1
+                # (3) -> 3, (x) -> x : parentheses around one atom carry no structure
+                if want == "(" and inner == 1 and out.kinds[j + 1] in (NUM, ID):
+                    atom = (out.keys[-1], out.kinds[-1], out.starts[-1], out.ends[-1], out.spaced[-1], out.breaks[-1], out.implicit[-1])
+                    out.truncate(j)
+                    out.append(*atom)
+                    self.spaced = False
+                    return
+        self._push(s, CLOSE, start, end)
+
+    def _exponent(self, start, end, depth):
+        arg = self._arg(depth, whole_number=True)
+        if not arg:  # ^\circ, ^{\circ}: degrees vanish
+            return
+        self._push("^", OP, start, end, no_mult=True)
+        self.barrier = True
+        self._emit_tokens(arg, wrap=True)
+        self.barrier = False
+
+    def _subscript(self, start, end, depth):
+        arg = self._arg(depth, whole_number=True)
+        if not arg:
+            return
+        out = self.out
+        if out.keys and out.kinds[-1] in (ID, NUM, FUNC):
+            if len(arg) == 1:
+                sub = arg[0][0].lstrip("#")
+            else:
+                sub = "{" + " ".join(t[0].lstrip("#") for t in arg) + "}"
+            base = out.keys[-1]
+            if out.kinds[-1] == NUM:  # 17_b is a numeral in base b, not the number 17
+                base = base[1:]
+                out.kinds[-1] = ID
+            out.keys[-1] = f"{base}_{sub}"
+            out.ends[-1] = arg[-1][3]
+            return
+        self._push("_", OP, start, end)
+        self._emit_tokens(arg, wrap=True)
+
+    def _escape(self, ch, start, end):
+        if ch in ",;:! ":
+            self.spaced = True
+        elif ch == "\\":
+            self.spaced = True
+            self.brk = True
+        elif ch in "()[]":
+            self.brk = self.brk or _dollar_break(self.out)
+            self.spaced = True
+        elif ch == "{":
+            self._push("{", OPEN, start, end)
+            self.opens.append(len(self.out.keys) - 1)
+        elif ch == "}":
+            self._push("}", CLOSE, start, end)
+        elif ch == "%":
+            self._push("%", MISC, start, end, no_mult=True)
+        elif ch == "$":
+            self.spaced = True
+        elif ch == "|":
+            self._push("‖", MISC, start, end)
+        else:
+            self._push(ch, PUNCT, start, end)
+
+    def _other(self, s, start, end, depth):
+        entry = _UNICODE.get(s)
+        if entry is None:
+            if s.isalpha():
+                if "α" <= s <= "ω" or "Α" <= s <= "Ω":
+                    self._push(s, ID, start, end)
+                else:
+                    self._push("~" + s.lower(), WORD, start, end)
+            elif s in "\u200b\ufeff":
+                return
+            else:
+                self._push(s, PUNCT, start, end)
+            return
+        kind, val = entry
+        if kind == "op":
+            self._operator(val, start, end, depth)
+        elif kind == "rel":
+            self._push(val, REL, start, end)
+        elif kind == "id":
+            self._push(val, ID, start, end)
+        elif kind == "sqrt":
+            self._sqrt(start, end, val, depth)
+        elif kind == "frac":
+            a, b = val
+            self._push(f"#{a}/{b}", NUM, start, end)
+        elif kind == "func":
+            self._push(val, FUNC, start, end)
+        elif kind == "punct":
+            self._push(val, PUNCT, start, end)
+        elif kind == "prime":
+            self._prime(start, end)
+        elif kind == "space":
+            self.spaced = True
+        # degree signs vanish
+
+
+def _needs_parens(toks) -> bool:
+    if len(toks) <= 1:
+        return False
+    if toks[0][1] == OPEN and toks[-1][1] == CLOSE:
+        depth = 0
+        for k, t in enumerate(toks):
+            if t[1] == OPEN:
+                depth += 1
+            elif t[1] == CLOSE:
+                depth -= 1
+                if depth == 0 and k < len(toks) - 1:
+                    return True
+        return False
+    if len(toks) == 2 and toks[0][0] == "neg":
+        return True
+    return True
+
+
+def _unary_context(out: Tokens, brk: bool) -> bool:
+    if not out.keys or brk:
+        return True
+    return out.kinds[-1] in (OP, REL, OPEN, PUNCT, WORD, FUNC) and out.keys[-1] != "!"
+
+
+def _dollar_break(out: Tokens) -> bool:
+    """A math delimiter between two operands separates them (``$3$ $y=4$``)."""
+    return bool(out.keys) and out.kinds[-1] in (NUM, ID, CLOSE)
+
+
+_OPERAND_END = (NUM, ID, CLOSE)
+
+
+def _implicit_mult(pk: int, pkey: str, kind: int, key: str, spaced: bool) -> bool:
+    """Juxtaposition that means multiplication: ``2x``, ``2(x)``, ``)(``, ``x y``, ``2\\sqrt3``."""
+    if pkey == "!" or pkey == "%":
+        return False
+    if pk == NUM:
+        if kind == ID:
+            return not spaced or len(key) == 1 and not key.isascii()
+        if kind == FUNC:
+            return key != "@mod"
+        if kind == OPEN:
+            return not spaced and key == "("
+        return False
+    if pk == ID:
+        if kind == ID:
+            return True
+        if kind == FUNC:
+            return key != "@mod"
+        if kind == OPEN:
+            return not spaced and key == "("
+        return False
+    if pk == CLOSE and pkey == ")":
+        if kind == OPEN:
+            return key == "("
+        if kind in (ID, NUM, FUNC):
+            return not spaced and key != "@mod"
+    return False
+
+
+def tokenize(text: str, deadline: Deadline = NO_DEADLINE) -> Tokens:
+    """Canonical tokens of ``text`` (any ``str``; raises :class:`BudgetExceeded` past the deadline)."""
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
+    return _Builder(text, deadline).run()
+
+
+def tokenize_windows(text: str, windows, deadline: Deadline = NO_DEADLINE) -> Tokens:
+    """Canonical tokens of the given ``(start, end)`` regions of ``text`` only, in order.
+
+    Offsets refer to ``text``; a zero-width ``¶`` separator token (a chain break) joins regions.
+    """
+    windows = list(windows)
+    if windows == [(0, len(text))]:
+        return tokenize(text, deadline)
+    out = Tokens()
+    for a, b in windows:
+        deadline.check()
+        part = _Builder(text[a:b], deadline).run()
+        if not part.keys:
+            continue
+        if out.keys:
+            out.append("¶", PUNCT, a, a, True, True, False)
+        out.keys.extend(part.keys)
+        out.kinds.extend(part.kinds)
+        out.starts.extend(x + a for x in part.starts)
+        out.ends.extend(x + a for x in part.ends)
+        out.spaced.extend(part.spaced)
+        out.breaks.extend(part.breaks)
+        out.implicit.extend(part.implicit)
+    return out
+
+
+@lru_cache(maxsize=65536)
+def tokenize_form(form: str) -> tuple[tuple[str, ...], tuple[int, ...]]:
+    """Keys and kinds of a node form (cached: node forms repeat across completions)."""
+    toks = _Builder(form, NO_DEADLINE).run()
+    return tuple(toks.keys), tuple(toks.kinds)
+
+
+def canonical_key(form: str) -> str:
+    """A readable canonical string of a math form; equal strings mean equal forms under SPEC §3.
+
+    >>> canonical_key("$\\\\dfrac{9}{s+2} + t = 2.4$")
+    '#9 / ( s + #2 ) + t = #12/5'
+    """
+    return " ".join(tokenize_form(form)[0])

@@ -1,0 +1,81 @@
+"""Exact numbers: parse the numerals found in math text into rationals.
+
+Numbers compare as exact rationals (SPEC §3 rule 2): ``0.75``, ``.75``, ``0.750``, ``3/4`` and
+``\\frac{3}{4}`` all become ``Fraction(3, 4)``; thousands separators are removed (``1,000`` ->
+``1000``). Each number is written as a canonical *key* so that equality of numbers is string
+equality of keys, which is what makes matching fast:
+
+>>> number_key(parse_numeral("0.750"))
+'#3/4'
+>>> number_key(parse_numeral("1,024"))
+'#1024'
+>>> parse_value("-2.5")
+Fraction(-5, 2)
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+#: Longest numeral we turn into a Fraction; longer digit runs stay opaque strings (no big-int work).
+MAX_DIGITS = 400
+
+_VALUE_RE = re.compile(
+    r"^\s*(?P<sign>[-+−]?)\s*(?:(?P<num>\d[\d,]*(?:\.\d*)?|\.\d+)(?:\s*/\s*(?P<den>\d+))?)\s*$"
+)
+_LATEX_FRAC_RE = re.compile(r"^\s*(?P<sign>[-+−]?)\s*\\[dt]?frac\s*\{\s*(?P<num>\d+)\s*\}\s*\{\s*(?P<den>\d+)\s*\}\s*$")
+
+
+def parse_numeral(raw: str) -> Fraction | None:
+    """Parse one unsigned numeral (``12``, ``1,000``, ``3.50``, ``.5``) into a Fraction.
+
+    Returns ``None`` for numerals too long to be worth exact arithmetic (more than
+    :data:`MAX_DIGITS` characters); callers then compare them as opaque strings.
+    """
+    digits = raw.replace("\\,", "").replace("{,}", "").replace(",", "")
+    if len(digits) > MAX_DIGITS:
+        return None
+    if "." in digits:
+        whole, _, frac = digits.partition(".")
+        whole = whole or "0"
+        if not frac:
+            return Fraction(int(whole))
+        return Fraction(int(whole + frac), 10 ** len(frac))
+    return Fraction(int(digits))
+
+
+def number_key(value: Fraction | None, raw: str = "") -> str:
+    """The canonical token key of a number: ``'#3/4'``, ``'#12'``; opaque ``'#raw'`` if unparsed."""
+    if value is None:
+        return "#" + raw
+    if value.denominator == 1:
+        return f"#{value.numerator}"
+    return f"#{value.numerator}/{value.denominator}"
+
+
+def parse_value(text: str) -> Fraction:
+    """Parse a node's ``value`` field (``"3/4"``, ``"-2.5"``, ``"1,000"``, ``"\\frac{3}{4}"``).
+
+    Raises ``ValueError`` when the text is not a plain rational number.
+
+    >>> parse_value("\\\\frac{3}{4}")
+    Fraction(3, 4)
+    """
+    if not isinstance(text, str):
+        text = str(text)
+    m = _VALUE_RE.match(text) or _LATEX_FRAC_RE.match(text)
+    if not m:
+        raise ValueError(f"not a rational number: {text[:60]!r}")
+    num = parse_numeral(m.group("num"))
+    if num is None:
+        raise ValueError(f"number too long: {text[:60]!r}")
+    den = m.group("den")
+    if den is not None:
+        d = int(den)
+        if d == 0:
+            raise ValueError(f"zero denominator: {text[:60]!r}")
+        num = num / d
+    if m.group("sign") in ("-", "−"):
+        num = -num
+    return num

@@ -1,0 +1,242 @@
+r"""Relation chains: the equations (and inequalities) written in a text, split into their sides.
+
+A *chain* is a maximal run of math tokens with at least one relation, e.g.
+``9s+18-9s = 18 = 1.6s^{2} + 3.2s`` has three sides joined by two ``=``. Chains end at prose
+words, sentence punctuation (``.`` always; ``,`` and ``;`` outside brackets), ``\implies``-like
+arrows, ``\quad``, a line break (unless the next line continues with a relation, as in
+``align``), and a math delimiter between two operands (``$x=3$ $y=4$``).
+
+Equation nodes match sides exactly (SPEC §3 rule 3): ``a = b`` is covered when ``a`` and ``b``
+are two sides of one chain joined only by ``=`` (either order), so ``t = 24`` is found in
+``t = 144 - 48(2.5) = 24`` but not in ``3t = 24``. Sides also compare up to commutativity and
+associativity of ``+`` and ``*`` (:func:`commutative_key`): ``2 \cdot 9 = 18`` covers
+``9 \times 2 = 18``.
+
+>>> [[s.text for s in c.sides] for c in relation_chains("So $x + 1 = 5$, hence x = 4.")]
+[['x + 1', '5'], ['x', '4']]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .budget import NO_DEADLINE, Deadline
+from .normalize import CLOSE, FUNC, ID, NUM, OP, OPEN, PUNCT, REL, WORD, Tokens, tokenize, tokenize_form
+
+SEP = "\x00"
+_BREAKING_PUNCT_IN_BRACKETS = {".", "?", "!", "⇒", "—", ":"}
+
+
+@dataclass(frozen=True)
+class Side:
+    """Tokens ``lo:hi`` of a chain side, with exact and commutative keys and char span."""
+
+    lo: int
+    hi: int
+    key: str
+    comm: str
+    start: int
+    end: int
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class Chain:
+    sides: tuple[Side, ...]
+    rels: tuple[str, ...]
+
+
+def _trim(kinds: list[int], lo: int, hi: int) -> tuple[int, int]:
+    """Drop brackets at the edges of a side that are not closed inside it: ``(x`` -> ``x``."""
+    stack: list[int] = []
+    unmatched_close: set[int] = set()
+    for k in range(lo, hi):
+        if kinds[k] == OPEN:
+            stack.append(k)
+        elif kinds[k] == CLOSE:
+            if stack:
+                stack.pop()
+            else:
+                unmatched_close.add(k)
+    unmatched_open = set(stack)
+    while lo < hi and lo in unmatched_open:
+        lo += 1
+    while hi > lo and hi - 1 in unmatched_close:
+        hi -= 1
+    return lo, hi
+
+
+def _side(toks: Tokens, lo: int, hi: int, text: str | None, with_comm: bool) -> Side:
+    lo, hi = _trim(toks.kinds, lo, hi)
+    keys = toks.keys[lo:hi]
+    if lo >= hi:
+        return Side(lo, hi, "", "", -1, -1, "")
+    start, end = toks.starts[lo], toks.ends[hi - 1]
+    comm = commutative_key(keys, toks.kinds[lo:hi]) if with_comm else ""
+    return Side(lo, hi, SEP.join(keys), comm, start, end, text[start:end] if text is not None else "")
+
+
+def build_chains(toks: Tokens, text: str | None = None, deadline: Deadline = NO_DEADLINE,
+                 keep_segments: bool = False, with_comm: bool = True) -> list[Chain]:
+    """All relation chains of a token sequence.
+
+    With ``keep_segments`` math runs without a relation (of two or more tokens) are kept too, as
+    one-side chains with no relations: the matcher compares expression nodes with them.
+    ``with_comm=False`` leaves ``Side.comm`` empty (the matcher computes it only when needed).
+    """
+    keys, kinds, breaks = toks.keys, toks.kinds, toks.breaks
+    chains: list[Chain] = []
+    bounds: list[tuple[int, int]] = []
+    rels: list[str] = []
+    side_lo = -1
+    depth = 0
+
+    def close_chain(at: int):
+        nonlocal bounds, rels, side_lo, depth
+        if rels:
+            if side_lo >= 0:
+                bounds.append((side_lo, at))
+            else:
+                bounds.append((at, at))
+            if len(bounds) == len(rels) + 1:
+                chains.append(Chain(tuple(_side(toks, lo, hi, text, with_comm) for lo, hi in bounds), tuple(rels)))
+        elif keep_segments and side_lo >= 0 and at - side_lo > 1:
+            chains.append(Chain((_side(toks, side_lo, at, text, with_comm),), ()))
+        bounds, rels, side_lo, depth = [], [], -1, 0
+
+    for i in range(len(keys)):
+        if not i & 1023:
+            deadline.check()
+        kind = kinds[i]
+        if breaks[i] and kind != REL and i and kinds[i - 1] not in (REL, OP):
+            close_chain(i)
+        if kind == WORD or (kind == PUNCT and (depth == 0 or keys[i] in _BREAKING_PUNCT_IN_BRACKETS)):
+            close_chain(i)
+            continue
+        if kind == REL:
+            bounds.append((side_lo, i) if side_lo >= 0 else (i, i))
+            rels.append(keys[i])
+            side_lo = -1
+            continue
+        if side_lo < 0:
+            side_lo = i
+        if kind == OPEN:
+            depth += 1
+        elif kind == CLOSE and depth:
+            depth -= 1
+    close_chain(len(keys))
+    return chains
+
+
+def relation_chains(text: str, deadline: Deadline = NO_DEADLINE) -> list[Chain]:
+    """The relation chains of a text, with each side's source text (for the node miner)."""
+    return build_chains(tokenize(text, deadline), text, deadline)
+
+
+# ----------------------------------------------------------------------------- commutativity
+def _split_top(keys, kinds, seps) -> list[tuple[str, int, int]]:
+    """Split ``keys`` at depth-0 operators in ``seps``; returns (operator-before, lo, hi) parts."""
+    parts = []
+    depth = 0
+    lo = 0
+    op = ""
+    for k, (key, kind) in enumerate(zip(keys, kinds)):
+        if kind == OPEN:
+            depth += 1
+        elif kind == CLOSE:
+            depth -= 1
+        elif depth == 0 and kind == OP and key in seps and k > lo:
+            parts.append((op, lo, k))
+            op, lo = key, k + 1
+    parts.append((op, lo, len(keys)))
+    return parts
+
+
+def commutative_key(keys, kinds, _depth: int = 0) -> str:
+    """A key equal for expressions that differ only by order of terms and factors.
+
+    Terms of a depth-0 sum (with their signs) and factors of a depth-0 product of a term are
+    sorted; parenthesised factors are normalised recursively. Terms containing a depth-0 ``/``
+    keep their order. Only rearrangements that preserve value are performed.
+
+    >>> from consensus_metrics.normalize import tokenize_form
+    >>> k = lambda s: commutative_key(*tokenize_form(s))
+    >>> k("8s + 4s^2 - 45") == k("4s^2 + 8s - 45"), k("(2s-5)(2s+9)") == k("(2s+9)(2s-5)")
+    (True, True)
+    >>> k("x - 1") == k("1 - x")
+    False
+    """
+    keys, kinds = list(keys), list(kinds)
+    if not keys or _depth > 8:
+        return SEP.join(keys)
+    if any(kind in (REL, WORD, PUNCT) and key != "," for key, kind in zip(keys, kinds)):
+        return SEP.join(keys)
+    sign = "+"
+    if keys[0] == "neg":
+        sign, keys, kinds = "-", keys[1:], kinds[1:]
+    terms = []
+    for op, lo, hi in _split_top(keys, kinds, ("+", "-")):
+        term_sign = sign if not op else ("+" if op == "+" else "-")
+        if not op:
+            sign = "+"
+        tk, tkinds = keys[lo:hi], kinds[lo:hi]
+        if _has_top(tk, tkinds, "/"):
+            terms.append(term_sign + SEP.join(tk))
+            continue
+        factors = []
+        for _op, flo, fhi in _split_top(tk, tkinds, ("*",)):
+            fk, fkinds = tk[flo:fhi], tkinds[flo:fhi]
+            if len(fk) >= 2 and fkinds[0] == OPEN and fkinds[-1] == CLOSE and _wrapped(fkinds):
+                factors.append("(" + commutative_key(fk[1:-1], fkinds[1:-1], _depth + 1) + ")")
+            else:
+                factors.append(SEP.join(fk))
+        terms.append(term_sign + "*".join(sorted(factors)))
+    return "\x01".join(sorted(terms))
+
+
+def _has_top(keys, kinds, op) -> bool:
+    depth = 0
+    for key, kind in zip(keys, kinds):
+        if kind == OPEN:
+            depth += 1
+        elif kind == CLOSE:
+            depth -= 1
+        elif depth == 0 and key == op:
+            return True
+    return False
+
+
+def _wrapped(kinds) -> bool:
+    depth = 0
+    for k, kind in enumerate(kinds):
+        if kind == OPEN:
+            depth += 1
+        elif kind == CLOSE:
+            depth -= 1
+            if depth == 0 and k < len(kinds) - 1:
+                return False
+    return True
+
+
+def split_relation(form: str) -> tuple[list[tuple[tuple[str, ...], tuple[int, ...]]], list[str]]:
+    """Split a node form at its depth-0 relations: ([(side keys, side kinds), ...], [rel, ...]).
+
+    A form without a relation gives one side and no relations.
+    """
+    keys, kinds = tokenize_form(form)
+    sides, rels = [], []
+    lo, depth = 0, 0
+    for k, kind in enumerate(kinds):
+        if kind == OPEN:
+            depth += 1
+        elif kind == CLOSE and depth:
+            depth -= 1
+        elif kind == REL and depth == 0:
+            sides.append((keys[lo:k], kinds[lo:k]))
+            rels.append(keys[k])
+            lo = k + 1
+    sides.append((keys[lo:], kinds[lo:]))
+    return sides, rels
+
+
+__all__ = ["Chain", "Side", "build_chains", "relation_chains", "commutative_key", "split_relation", "NUM", "ID", "FUNC"]

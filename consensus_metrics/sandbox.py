@@ -1,0 +1,160 @@
+"""A killable helper process for the work that cannot be interrupted cooperatively.
+
+math-verify and sympy can run for a long time on hostile input (``9^{9^{9^9}}``, huge
+factorials) and their own timeouts use ``signal.alarm``, which only works on the main thread of
+the main interpreter. So answer checks and symbolic equivalence run in a small persistent worker
+process (:mod:`consensus_metrics._sandbox_worker`, one per thread of the caller) that is killed
+and transparently restarted when a call overruns its deadline. The call itself returns on time
+from any thread or worker process.
+
+Starting a worker costs about half a second once (importing math-verify); that start-up is not
+charged to a call's budget (bounded separately by ``STARTUP_TIMEOUT_S``). :func:`warmup` starts it
+ahead of time.
+
+>>> call("ping", {}, timeout=5.0)
+'pong'
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+STARTUP_TIMEOUT_S = 60.0
+#: Memory cap of a worker (address space), so a blow-up is an error, not a machine-wide OOM.
+WORKER_MEMORY_BYTES = 4 * 1024**3
+
+
+class SandboxTimeout(Exception):
+    """The worker did not answer before the deadline (it has been killed)."""
+
+
+class SandboxError(Exception):
+    """The worker failed (crashed, or raised while handling the request)."""
+
+
+class _Worker:
+    def __init__(self):
+        env = dict(os.environ)
+        env.setdefault("PYTHONHASHSEED", "0")
+        env["CONSENSUS_SANDBOX_MEMORY"] = str(WORKER_MEMORY_BYTES)
+        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "consensus_metrics._sandbox_worker"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=env,
+            start_new_session=True,
+            bufsize=0,
+        )
+        self.owner = os.getpid()
+        self.buffer = b""
+        self.next_id = 0
+        self._await("ready", time.monotonic() + STARTUP_TIMEOUT_S)
+
+    def alive(self) -> bool:
+        return self.owner == os.getpid() and self.proc.poll() is None
+
+    def kill(self):
+        if self.owner != os.getpid():
+            return
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError, OSError):
+            pass
+        try:
+            self.proc.wait(timeout=5)
+        except Exception:
+            pass
+        for stream in (self.proc.stdin, self.proc.stdout):
+            try:
+                stream.close()
+            except Exception:
+                pass
+
+    def _readline(self, deadline: float) -> bytes:
+        fd = self.proc.stdout.fileno()
+        while b"\n" not in self.buffer:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise SandboxTimeout()
+            ready, _, _ = select.select([fd], [], [], left)
+            if not ready:
+                raise SandboxTimeout()
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                raise SandboxError("sandbox worker exited")
+            self.buffer += chunk
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        return line
+
+    def _await(self, want_id, deadline: float):
+        while True:
+            msg = json.loads(self._readline(deadline))
+            if msg.get("id") == want_id:
+                return msg
+
+    def request(self, op: str, args: dict, timeout: float):
+        self.next_id += 1
+        rid = self.next_id
+        data = json.dumps({"id": rid, "op": op, "args": args, "timeout": timeout}).encode() + b"\n"
+        try:
+            self.proc.stdin.write(data)
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError) as exc:
+            raise SandboxError(f"sandbox worker unavailable: {exc}") from None
+        msg = self._await(rid, time.monotonic() + timeout)
+        if "error" in msg:
+            raise SandboxError(msg["error"])
+        return msg.get("result")
+
+
+_local = threading.local()
+_all_workers: list[_Worker] = []
+_all_lock = threading.Lock()
+
+
+def _worker() -> _Worker:
+    worker = getattr(_local, "worker", None)
+    if worker is None or not worker.alive():
+        worker = _Worker()
+        _local.worker = worker
+        with _all_lock:
+            _all_workers.append(worker)
+    return worker
+
+
+def call(op: str, args: dict, timeout: float):
+    """Run ``op`` in this thread's worker; raise :class:`SandboxTimeout` after ``timeout`` seconds.
+
+    On a timeout or crash the worker is killed; the next call starts a fresh one.
+    """
+    worker = _worker()
+    try:
+        return worker.request(op, args, max(0.0, timeout))
+    except (SandboxTimeout, SandboxError, ValueError):
+        worker.kill()
+        _local.worker = None
+        raise
+
+
+def warmup() -> None:
+    """Start this thread's worker now (it is otherwise started by the first call that needs it)."""
+    _worker()
+
+
+@atexit.register
+def _shutdown():
+    with _all_lock:
+        for worker in _all_workers:
+            worker.kill()
+        _all_workers.clear()

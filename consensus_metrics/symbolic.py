@@ -1,0 +1,310 @@
+r"""The bounded symbolic fallback: is a text span algebraically the node? (SPEC §3 rule 3)
+
+Used only after the token rules failed, only for equation/expression nodes that contain a
+variable, and only on a few candidate chain sides that use the same variables and the same
+numbers (other than 0 and 1) -- what a rearrangement preserves. Both sides are
+rebuilt as LaTeX *from validated canonical tokens* (digits, single-letter variables, ``+ - * /
+^ ( )``, ``\sqrt``, ``\sin``-like functions: never raw model text), with size limits
+(:data:`MAX_TOKENS`, exponents at most :data:`MAX_EXPONENT`, factorials at most
+:data:`MAX_FACTORIAL`, bracket depth at most :data:`MAX_DEPTH`). They are parsed with
+latex2sympy2_extended in the sandbox worker (never ``sympify``/``parse_expr``), and compared:
+
+* expressions ``a`` and ``b`` of the same shape (number of terms and factors): ``a - b == 0``;
+* equations ``L1 = R1`` and ``L2 = R2``: ``(L1 - R1) - (L2 - R2) == 0`` or ``(L1 - R1) + (L2 - R2)
+  == 0`` -- a rearrangement (``2x - 10 = 0`` ~ ``2x = 10``), never a rescaling (``x = 5`` is
+  not ``2x = 10``: the trajectory has not concluded ``x = 5`` yet). A factored form and an
+  expanded one never confirm each other: the factorisation is a step of its own.
+
+Zero-testing first evaluates the difference at random rational points (a fast, exact "no"),
+then confirms with ``sympy.simplify``. Results are cached across calls.
+
+>>> to_latex(*__import__("consensus_metrics.normalize", fromlist=["x"]).tokenize_form("2x^{2}+\\frac{3}{4}"))
+'2\\cdot x^{2}+\\frac{3}{4}'
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+
+from . import sandbox
+from .budget import Deadline
+from .normalize import CLOSE, FUNC, ID, NUM, OP, OPEN
+
+MAX_TOKENS = 48
+MAX_EXPONENT = 32
+MAX_FACTORIAL = 30
+MAX_DEPTH = 6
+MAX_NUMBER_DIGITS = 12
+#: At most this many sandbox checks per trajectory, and per node.
+MAX_CHECKS_PER_TEXT = 12
+MAX_CHECKS_PER_NODE = 4
+#: Each check gets at most this many seconds (and never more than the trajectory has left).
+CHECK_TIMEOUT_S = 0.3
+
+_GREEK_LATEX = {
+    "α": "\\alpha", "β": "\\beta", "γ": "\\gamma", "δ": "\\delta", "θ": "\\theta", "λ": "\\lambda",
+    "μ": "\\mu", "π": "\\pi", "σ": "\\sigma", "φ": "\\phi", "ω": "\\omega",
+}
+_FUNC_LATEX = {"@sin": "\\sin", "@cos": "\\cos", "@tan": "\\tan", "@log": "\\log", "@ln": "\\ln", "@exp": "\\exp"}
+
+
+def _atom(key: str, kind: int) -> str | None:
+    if kind == NUM:
+        body = key[1:]
+        if not body.replace("/", "").isdigit() or len(body) > 2 * MAX_NUMBER_DIGITS:
+            return None
+        if "/" in body:
+            a, b = body.split("/")
+            return f"\\frac{{{a}}}{{{b}}}"
+        return body
+    if kind == ID:
+        if key in _GREEK_LATEX:
+            return _GREEK_LATEX[key]
+        base, _, sub = key.partition("_")
+        if len(base) != 1 or not base.isascii() or not base.isalpha():
+            return None
+        if sub:
+            if not sub.isalnum() or len(sub) > 3:
+                return None
+            return f"{base}_{{{sub}}}"
+        return base
+    return None
+
+
+def to_latex(keys, kinds) -> str | None:
+    """Rebuild safe LaTeX from canonical tokens, or ``None`` if outside the validated subset."""
+    if not keys or len(keys) > MAX_TOKENS:
+        return None
+    out: list[str] = []
+    depth = 0
+    closers: list[str] = []  # what each open bracket closes with
+    pending_brace = 0  # the next operand is the argument of ^ or \sqrt
+    i = 0
+    n = len(keys)
+    while i < n:
+        key, kind = keys[i], kinds[i]
+        if kind in (NUM, ID):
+            atom = _atom(key, kind)
+            if atom is None:
+                return None
+            if pending_brace:
+                if kind == NUM and out and out[-1] == "^{" and key[1:].isdigit() and int(key[1:]) > MAX_EXPONENT:
+                    return None
+                out.append(atom + "}")
+                pending_brace -= 1
+            else:
+                out.append(atom)
+        elif kind == OPEN:
+            if key not in "([":
+                return None
+            depth += 1
+            if depth > MAX_DEPTH:
+                return None
+            if pending_brace:
+                closers.append("}")
+                pending_brace -= 1
+                out.append("")  # the brace opened by ^{ or \sqrt{ holds the group
+            else:
+                closers.append(")")
+                out.append("(")
+        elif kind == CLOSE:
+            if not closers:
+                return None
+            depth -= 1
+            out.append(closers.pop())
+        elif kind == OP:
+            if key in ("+", "-"):
+                out.append(key)
+            elif key == "neg":
+                out.append("-")
+            elif key == "*":
+                out.append("\\cdot ")
+            elif key == "/":
+                out.append("/")
+            elif key == "^":
+                out.append("^{")
+                pending_brace += 1
+            elif key == "!":
+                prev = keys[i - 1] if i else ""
+                if not prev.startswith("#") or not prev[1:].isdigit() or int(prev[1:]) > MAX_FACTORIAL:
+                    return None
+                out.append("!")
+            else:
+                return None
+        elif kind == FUNC:
+            if key == "√":
+                out.append("\\sqrt{")
+                pending_brace += 1
+            elif key in _FUNC_LATEX:
+                out.append(_FUNC_LATEX[key] + " ")
+            else:
+                return None
+        else:
+            return None
+        i += 1
+    if pending_brace or closers:
+        return None
+    return "".join(out)
+
+
+# ----------------------------------------------------------------------------- sandbox side
+def _is_zero(expr) -> bool:
+    import random
+
+    import sympy
+
+    free = sorted(expr.free_symbols, key=str)
+    rng = random.Random(20260)
+    for _ in range(3):
+        point = {s: sympy.Rational(rng.randint(2, 97), rng.randint(2, 13)) for s in free}
+        try:
+            value = complex(expr.xreplace(point).evalf(30))
+        except (TypeError, ValueError, ZeroDivisionError, OverflowError):
+            continue
+        if abs(value) > 1e-9 * (1 + abs(value)):
+            return False
+    return sympy.simplify(expr) == 0
+
+
+def equivalent_in_process(a: str, b: str, mode: str) -> bool:
+    """Compare two validated LaTeX spans (``mode`` ``expr``) or equations ``L|R`` (``eq``)."""
+    from latex2sympy2_extended import latex2sympy
+
+    if mode == "expr":
+        return bool(_is_zero(latex2sympy(a) - latex2sympy(b)))
+    la, ra = a.split("|", 1)
+    lb, rb = b.split("|", 1)
+    da = latex2sympy(la) - latex2sympy(ra)
+    db = latex2sympy(lb) - latex2sympy(rb)
+    if da == 0 or db == 0:
+        return False
+    return bool(_is_zero(da - db) or _is_zero(da + db))
+
+
+# ----------------------------------------------------------------------------- caller side
+_CACHE: "OrderedDict[tuple, bool | None]" = OrderedDict()
+_CACHE_SIZE = 20000
+
+
+def _cached(key):
+    hit = _CACHE.get(key, "miss")
+    if hit != "miss":
+        _CACHE.move_to_end(key)
+    return hit
+
+
+def _store(key, value):
+    _CACHE[key] = value
+    if len(_CACHE) > _CACHE_SIZE:
+        _CACHE.popitem(last=False)
+
+
+def _ids(kinds, keys) -> frozenset:
+    return frozenset(k for k, kind in zip(keys, kinds) if kind == ID)
+
+
+def _shape(keys, kinds) -> tuple[int, int]:
+    """(depth-0 terms, depth-0 factors) of an expression: ``(2s-5)(2s+9)`` -> (1, 2)."""
+    terms, factors, depth = 1, 1, 0
+    for k, (key, kind) in enumerate(zip(keys, kinds)):
+        if kind == OPEN:
+            depth += 1
+        elif kind == CLOSE:
+            depth -= 1
+        elif depth == 0 and kind == OP and k:
+            if key in ("+", "-"):
+                terms += 1
+            elif key == "*" and terms == 1:
+                factors += 1
+    return terms, factors
+
+
+def _numbers(keys, kinds) -> frozenset:
+    """Number keys other than 0 and 1 (rearranging an equation keeps the others' magnitudes)."""
+    return frozenset(k for k, kind in zip(keys, kinds) if kind == NUM and k not in ("#0", "#1"))
+
+
+def _factored(keys, kinds) -> bool:
+    """A product with a parenthesised factor: the form a factorisation step produces."""
+    terms, factors = _shape(keys, kinds)
+    return terms == 1 and factors >= 2 and OPEN in kinds
+
+
+class SymbolicChecker:
+    """Callable used by the matcher: ``checker(index, sides, rels) -> (start, end) | None``."""
+
+    def __init__(self, deadline: Deadline):
+        self.deadline = deadline
+        self.checks = 0
+
+    def _ask(self, a: str, b: str, mode: str) -> bool:
+        key = (a, b, mode)
+        hit = _cached(key)
+        if hit != "miss":
+            return bool(hit)
+        if self.checks >= MAX_CHECKS_PER_TEXT:
+            return False
+        timeout = min(CHECK_TIMEOUT_S, self.deadline.remaining())
+        if timeout <= 0.01:
+            return False
+        self.checks += 1
+        try:
+            result = bool(sandbox.call("equivalent", {"a": a, "b": b, "mode": mode}, timeout=timeout))
+        except sandbox.SandboxTimeout:
+            _store(key, False)  # too expensive to decide: not covered, and don't retry
+            return False
+        except sandbox.SandboxError:
+            result = False
+        _store(key, result)
+        return result
+
+    def __call__(self, index, sides, rels):
+        if len(rels) > 1 or (rels and rels[0] != "="):
+            return None
+        node_latex = [to_latex(keys, kinds) for keys, kinds in sides]
+        if any(x is None for x in node_latex):
+            return None
+        node_ids = frozenset().union(*(_ids(kinds, keys) for keys, kinds in sides))
+        # Equal value is not equal form: a factorisation node is not covered by the expanded
+        # polynomial (nor the reverse), and an expression only by one of the same shape.
+        node_shape = _shape(*sides[0]) if not rels else None
+        node_factored = any(_factored(keys, kinds) for keys, kinds in sides)
+        node_numbers = frozenset().union(*(_numbers(keys, kinds) for keys, kinds in sides))
+        node_len = sum(len(keys) for keys, _ in sides)
+        candidates = []
+        toks = index.toks
+        for chain in index.chains:
+            if rels:
+                pairs = [(chain.sides[p], chain.sides[p + 1]) for p in range(len(chain.rels)) if chain.rels[p] == "="]
+            else:
+                pairs = [(side,) for side in chain.sides]
+            for pair in pairs:
+                if any(not s.key for s in pair):
+                    continue
+                ids = frozenset().union(*(_ids(toks.kinds[s.lo:s.hi], toks.keys[s.lo:s.hi]) for s in pair))
+                length = sum(s.hi - s.lo for s in pair)
+                if ids != node_ids or length > 3 * node_len + 4 or 3 * length + 4 < node_len:
+                    continue
+                spans = [(toks.keys[s.lo:s.hi], toks.kinds[s.lo:s.hi]) for s in pair]
+                if node_shape is not None and _shape(*spans[0]) != node_shape:
+                    continue
+                if any(_factored(*span) for span in spans) != node_factored:
+                    continue
+                if frozenset().union(*(_numbers(*span) for span in spans)) != node_numbers:
+                    continue
+                candidates.append(pair)
+        tried = 0
+        for pair in sorted(candidates, key=lambda p: p[-1].end):
+            if tried >= MAX_CHECKS_PER_NODE or self.deadline.expired():
+                break
+            latex = [to_latex(toks.keys[s.lo:s.hi], toks.kinds[s.lo:s.hi]) for s in pair]
+            if any(x is None for x in latex):
+                continue
+            tried += 1
+            if rels:
+                ok = self._ask("|".join(node_latex), "|".join(latex), "eq")
+            else:
+                ok = self._ask(node_latex[0], latex[0], "expr")
+            if ok:
+                return min(s.start for s in pair), max(s.end for s in pair)
+        return None
