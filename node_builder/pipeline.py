@@ -20,7 +20,7 @@ Example:
     ...             trajectories=[Trajectory("5 + 7 = 12, and 12 - 3 = 9.", "reference", True)])
     >>> rec = build_record(p, BuildConfig())
     >>> [n["text"] for n in rec["nodes"]], rec["provenance"]["correct"]
-    (['12'], 1)
+    (['12', '12 - 3 = 9'], 1)
 """
 
 from __future__ import annotations
