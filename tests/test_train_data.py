@@ -29,8 +29,8 @@ def test_max_samples_and_template():
 
 
 def test_string_nodes_and_json_nodes_are_normalised():
-    assert normalise_nodes(["x=2"])[0] == {"id": "n1", "text": "x=2", "kind": None, "forms": [], "value": None,
-                                           "support": 0.0, "position": 0.0}
+    assert normalise_nodes(["x=2"])[0] == {"id": "n1", "text": "x=2", "kind": "expression", "forms": [],
+                                           "value": None, "support": 0.0, "position": 0.0}
     assert normalise_nodes(json.dumps([{"id": "a", "text": "3/4", "value": 0.75}]))[0]["value"] == "0.75"
 
 
@@ -42,6 +42,8 @@ def test_string_nodes_and_json_nodes_are_normalised():
     ('{"problem": "p", "answer": "1", "nodes": {"a": 1}}', "'nodes' must be a list"),
     ('{"problem": "p", "answer": "1", "nodes": [{"kind": "value"}]}', "nodes\\[0\\] needs"),
     ('{"problem": "p", "answer": "1", "nodes": [{"text": "x", "forms": "y"}]}', "forms must be a list"),
+    ('{"problem": "p", "answer": "1", "nodes": [{"text": "x", "kind": "vibe"}]}', "'kind' must be one of"),
+    ('{"problem": "p", "answer": "1", "nodes": [{"text": "x", "kind": "value"}]}', "needs field 'value'"),
 ])
 def test_bad_records_name_file_line_and_field(tmp_path, line, message):
     path = tmp_path / "bad.jsonl"

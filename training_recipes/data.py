@@ -7,7 +7,8 @@ The dataset gets the columns GRPO and the ConsensusPR rewards need:
   (TRL applies the model's chat template);
 * ``answer`` — the gold answer string (math-verify gold);
 * ``nodes`` — the node list, normalised to one Arrow schema
-  ``{id, text, kind, forms, value, support, position}`` (plain-string nodes become ``kind=None``);
+  ``{id, text, kind, forms, value, support, position}`` (plain-string nodes become
+  ``kind="expression"``), each node checked by ``consensus_metrics``' own node validation;
 * ``id`` — the problem id (``file:line`` when the record has none).
 
 Example:
@@ -23,6 +24,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from typing import Any
+
+from consensus_metrics.nodes import coerce_node
 
 __all__ = ["DEFAULT_PROMPT_TEMPLATE", "TrainingDataError", "load_training_split", "normalise_nodes", "read_records"]
 
@@ -60,17 +63,20 @@ def normalise_nodes(nodes: Any, where: str = "<nodes>") -> list[dict[str, Any]]:
         if not isinstance(forms, list) or not all(isinstance(f, str) for f in forms):
             raise TrainingDataError(f"{where}: nodes[{i - 1}].forms must be a list of strings, got {forms!r}")
         value = node.get("value")
-        out.append(
-            {
-                "id": str(node.get("id") or f"n{i}"),
-                "text": node["text"],
-                "kind": None if node.get("kind") is None else str(node["kind"]),
-                "forms": list(forms),
-                "value": None if value is None else str(value),
-                "support": float(node.get("support") or 0.0),
-                "position": float(node.get("position") or 0.0),
-            }
-        )
+        record = {
+            "id": str(node.get("id") or f"n{i}"),
+            "text": node["text"],
+            "kind": str(node.get("kind") or "expression"),
+            "forms": list(forms),
+            "value": None if value is None else str(value),
+            "support": float(node.get("support") or 0.0),
+            "position": float(node.get("position") or 0.0),
+        }
+        try:  # the scorer's own checks (kinds, exact values, sizes), reported with file:line
+            coerce_node(record, i - 1)
+        except (TypeError, ValueError) as err:
+            raise TrainingDataError(f"{where}: {err}") from err
+        out.append(record)
     return out
 
 

@@ -18,14 +18,16 @@ sees it. It has three rules, each a plain function with a measured threshold:
    enumerations that slip past rule 1 by putting words or ``=`` between the numbers
    (``"x=1, x=2, ..."``, ``"maybe 1. maybe 2. ..."``).
 3. **Node pasting** (:func:`node_char_share`). The share of the completion's non-whitespace
-   characters that lie inside the matched node spans. A completion that is little more than node
+   characters that lie inside node matches (all occurrences; the boxed final answer counts on
+   neither side). A completion that is little more than node
    strings (share > ``max_node_char_share``, with at least ``min_nodes_for_share`` covered nodes)
    gets no node credit.
 
 Thresholds were set on honest text (see ``training_recipes/README.md``, "Reward-hacking guard"):
-the largest list run in 8,262 honest solutions (800 Qwen2.5-Math CoT samples, GSM8K train and
-socratic test, MATH-500 and AIME 2024 reference solutions) is 42 numbers (a LaTeX table); the
-largest distinct-number count is 95 at a density of 39.7 per 1000 characters.
+the longest list run in 10,122 honest solutions (800 Qwen2.5-Math CoT samples, 7,473 GSM8K train
+and 1,319 GSM8K socratic test answers, 500 MATH-500 and 30 AIME 2024 reference solutions) is 42
+numbers (a LaTeX table); the most distinct numbers in one solution is 95, at a density of 39.7
+per 1000 characters (no solution with 64 or more distinct numbers exceeds 40).
 
 Example:
     >>> from training_recipes.guards import GuardConfig, inspect_completion
@@ -45,6 +47,7 @@ __all__ = [
     "GuardConfig",
     "GuardReport",
     "NUMBER_RE",
+    "boxed_spans",
     "inspect_completion",
     "node_char_share",
     "number_spam",
@@ -71,7 +74,7 @@ class GuardConfig:
     max_list_run: int = 64
     min_distinct_numbers: int = 64
     max_number_density: float = 60.0
-    max_node_char_share: float = 0.6
+    max_node_char_share: float = 0.75
     min_nodes_for_share: int = 2
 
     def __post_init__(self):
@@ -145,22 +148,48 @@ def number_spam(text: str, config: GuardConfig) -> tuple[bool, int, float]:
     return spam, len(distinct), density
 
 
-def node_char_share(text: str, spans) -> float:
-    """Rule 3: share of non-whitespace characters of ``text`` inside the union of ``spans``.
+def boxed_spans(text: str) -> list[tuple[int, int]]:
+    r"""Character spans of every ``\boxed{...}`` (braces matched; an unclosed one runs to the end).
 
-    ``spans`` are ``(start, end)`` character offsets (e.g. the ``positions`` of a score dict).
+    >>> boxed_spans("so \\boxed{\\frac{1}{2}} done")
+    [(3, 22)]
+    """
+    spans, start = [], text.find("\\boxed{")
+    while start != -1:
+        depth, i = 0, start + len("\\boxed")
+        while i < len(text):
+            depth += {"{": 1, "}": -1}.get(text[i], 0)
+            i += 1
+            if depth == 0:
+                break
+        spans.append((start, i))
+        start = text.find("\\boxed{", i)
+    return spans
+
+
+def node_char_share(text: str, spans, ignore=()) -> float:
+    r"""Rule 3: share of non-whitespace characters of ``text`` inside the union of ``spans``.
+
+    ``spans`` are ``(start, end)`` character offsets (e.g. the ``positions`` of a score dict);
+    characters inside ``ignore`` spans (the boxed final answer) count on neither side.
 
     >>> node_char_share("x=5 so y=7", [(0, 3), (7, 10)])
     0.75
+    >>> node_char_share("x=5 \\boxed{5}", [(0, 3)], ignore=[(4, 13)])
+    1.0
     """
-    intervals = sorted((max(0, int(s)), min(len(text), int(e))) for s, e in spans if e is not None and s is not None)
-    covered, cursor = 0, 0
-    for start, end in intervals:
-        start = max(start, cursor)
-        if end > start:
-            covered += _non_space_chars(text[start:end])
-            cursor = end
-    return covered / max(1, _non_space_chars(text))
+    keep = [not ch.isspace() for ch in text]
+    for start, end in ignore:
+        for i in range(max(0, start), min(len(text), end)):
+            keep[i] = False
+    inside = [False] * len(text)
+    for start, end in spans:
+        if start is None or end is None:
+            continue
+        for i in range(max(0, int(start)), min(len(text), int(end))):
+            inside[i] = True
+    total = sum(keep)
+    return sum(1 for k, s in zip(keep, inside) if k and s) / total if total else 0.0
 
 
 def inspect_completion(text: str, config: GuardConfig) -> GuardReport:

@@ -18,6 +18,9 @@ with $e$ the trainer's (fractional) epoch, read from ``trainer_state.epoch``.
 Paper: "ConsensusBench: Benchmark of Consensus Nodes for LLM Reasoning via Outcome Reward
 Densifying" (arXiv 2609.04648), ConsensusPR.
 
+Scoring has a time budget per completion (``budget_s``); a completion that runs out of it twice
+gets the reward ``None``, which TRL treats as unscorable (zero advantage) instead of a wrong 0.
+
 Each reward logs ``<name>/acc`` and ``<name>/ncr`` (batch means, through TRL's ``log_metric``) and
 the per-completion ``acc``/``ncr`` columns (``log_extra``), so every run shows both curves, the
 ``outcome`` arm included (set ``track_ncr=False`` there to skip node matching).
@@ -101,7 +104,7 @@ class ConsensusReward:
                                  workers=self.workers, budget_s=self.budget_s)
 
     def __call__(self, prompts=None, completions=None, answer=None, nodes=None, trainer_state=None,
-                 log_metric=None, log_extra=None, **kwargs) -> list[float]:
+                 log_metric=None, log_extra=None, **kwargs) -> list[float | None]:
         completions = list(completions or [])
         n = len(completions)
         answers = _column(answer, n, "answer")
@@ -109,13 +112,16 @@ class ConsensusReward:
         scores = self.score(completions, answers, nodes_col)
         epoch = getattr(trainer_state, "epoch", None) if trainer_state is not None else None
         epoch = float(epoch) if epoch is not None and not math.isnan(float(epoch)) else 0.0
-        rewards = [mix_reward(self.mode, s.acc, s.ncr, self.alpha, epoch, self.switch_epoch) for s in scores]
+        # A completion whose scoring timed out twice is unscorable: None (TRL gives it zero advantage).
+        rewards = [None if s.timed_out else mix_reward(self.mode, s.acc, s.ncr, self.alpha, epoch, self.switch_epoch)
+                   for s in scores]
         if log_metric is not None and scores:
             log_metric(f"{self.__name__}/acc", sum(s.acc for s in scores) / n)
             defined = [s.ncr for s in scores if s.ncr is not None]
             if defined:
                 log_metric(f"{self.__name__}/ncr", sum(defined) / len(defined))
             log_metric(f"{self.__name__}/guarded", sum(1 for s in scores if s.guard) / n)
+            log_metric(f"{self.__name__}/timed_out", sum(1 for s in scores if s.timed_out) / n)
         if log_extra is not None and scores:
             log_extra("acc", [s.acc for s in scores])
             log_extra("ncr", [s.ncr for s in scores])
@@ -155,6 +161,7 @@ def consensus_reward(mode: str = "linear", alpha: float = 0.5, switch_epoch: flo
     >>> nodes = [{"id": "n1", "text": "48/2=24"}, {"id": "n2", "text": "48+24=72"}]
     >>> reward(completions=completions, answer=["72", "72"], nodes=[nodes, nodes])
     [1.0, 0.25]
+
     ```
     """
     if guard is True or guard is None:

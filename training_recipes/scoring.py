@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from training_recipes.guards import GuardConfig, inspect_completion, node_char_share
+from training_recipes.guards import GuardConfig, boxed_spans, inspect_completion, node_char_share
 
 __all__ = ["CompletionScore", "completion_text", "score_completions"]
 
@@ -89,11 +89,46 @@ def _score_many(texts, nodes_list, answers, workers: int, budget_s: float) -> li
     import consensus_metrics
 
     if workers and workers > 1 and len(texts) > 1:
-        return consensus_metrics.score_batch(texts, nodes_list, answers, workers=workers)
-    return [
-        consensus_metrics.score_trajectory(t, n, a, budget_s=budget_s)
-        for t, n, a in zip(texts, nodes_list, answers, strict=True)
-    ]
+        scores = consensus_metrics.score_batch(texts, nodes_list, answers, workers=workers, budget_s=budget_s)
+    else:
+        scores = [consensus_metrics.score_trajectory(t, n, a, budget_s=budget_s)
+                  for t, n, a in zip(texts, nodes_list, answers, strict=True)]
+    # A score that ran out of its time budget is partial (biased low). Score it once more in this
+    # process (a cold worker's first item can time out on start-up costs alone); if it times out
+    # again it stays marked ``timed_out`` and the reward reports it as unscorable.
+    for i, score in enumerate(scores):
+        if score.get("timed_out"):
+            scores[i] = consensus_metrics.score_trajectory(texts[i], nodes_list[i], answers[i], budget_s=budget_s)
+    return scores
+
+
+def _node_share(text: str, nodes: list, covered: list[str], spans: list, budget_s: float, rounds: int = 3,
+                gate: float = 0.3) -> float:
+    """Guard rule 3: share of ``text`` (boxed answer excluded) inside node matches.
+
+    The scorer reports each node's earliest match only; when that alone already makes up more than
+    ``gate`` of the text (honest solutions sit far below), the matched spans are blanked and the
+    covered nodes matched again, up to ``rounds`` times, so repeated node strings count too.
+    """
+    ignore = boxed_spans(text)
+    share = node_char_share(text, spans, ignore=ignore)
+    if share <= gate:
+        return share
+    import consensus_metrics
+
+    wanted = [n for n in nodes if (n.get("id") if isinstance(n, dict) else None) in set(covered)] or nodes
+    all_spans, blanked = list(spans), text
+    for _ in range(rounds):
+        chars = list(blanked)
+        for start, end in all_spans:
+            chars[start:end] = " " * (end - start)
+        blanked = "".join(chars)
+        more = [(m.start, m.end) for m in consensus_metrics.match_nodes(blanked, wanted, budget_s=budget_s)
+                if m.covered and m.start is not None]
+        if not more:
+            break
+        all_spans += more
+    return node_char_share(text, all_spans, ignore=ignore)
 
 
 def score_completions(
@@ -136,7 +171,8 @@ def score_completions(
     # acc must come from the original text wherever the guard changed it.
     redo = [i for i, r in enumerate(reports) if r.text != texts[i]]
     if redo:
-        redo_scores = _score_many([texts[i] for i in redo], [[] for _ in redo], [answers[i] for i in redo], 0, budget_s)
+        redo_scores = _score_many([texts[i] for i in redo], [[] for _ in redo], [answers[i] for i in redo],
+                                  workers, budget_s)
         for i, s in zip(redo, redo_scores, strict=True):
             scores[i] = {**scores[i], "acc": s["acc"]}
 
@@ -148,16 +184,15 @@ def score_completions(
             out.append(CompletionScore(acc=acc, ncr=None, timed_out=bool(score.get("timed_out"))))
             continue
         if report.number_spam:
-            out.append(CompletionScore(acc=acc, ncr=0.0, guard="number_spam"))
+            out.append(CompletionScore(acc=acc, ncr=0.0, guard="number_spam", timed_out=bool(score.get("timed_out"))))
             continue
         ncr = float(score["ncr"]) if score.get("ncr") is not None else 0.0
-        result = CompletionScore(acc=acc, ncr=ncr, covered=covered,
-                                 timed_out=bool(score.get("timed_out")))
+        result = CompletionScore(acc=acc, ncr=ncr, covered=covered, timed_out=bool(score.get("timed_out")))
         if report.redacted_spans:
             result.guard = "number_list"
-        spans = list((score.get("positions") or {}).values())
         if len(covered) >= guard.min_nodes_for_share and guard.enabled:
-            if node_char_share(text, spans) > guard.max_node_char_share:
+            spans = [(p[0], p[1]) for p in (score.get("positions") or {}).values()]
+            if _node_share(text, nodes, covered, spans, budget_s) > guard.max_node_char_share:
                 result.ncr, result.guard = 0.0, "node_pasting"
         out.append(result)
     return out

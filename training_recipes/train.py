@@ -52,7 +52,7 @@ class RecipeArguments:
     guard_max_list_run: int = field(default=64, metadata={"help": "Guard: blank number lists this long."})
     guard_min_distinct_numbers: int = field(default=64, metadata={"help": "Guard: spam needs this many numbers."})
     guard_max_number_density: float = field(default=60.0, metadata={"help": "Guard: distinct numbers/1000 chars."})
-    guard_max_node_char_share: float = field(default=0.6, metadata={"help": "Guard: max share of node text."})
+    guard_max_node_char_share: float = field(default=0.75, metadata={"help": "Guard: max share of node text."})
     reward_workers: int = field(default=0, metadata={"help": "Worker processes for reward scoring (0 = inline)."})
     reward_budget_s: float = field(default=1.0, metadata={"help": "Scoring time budget per completion (s)."})
     overlong_punishment: bool = field(default=False, metadata={"help": "DAPO soft overlong punishment reward."})

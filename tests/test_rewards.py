@@ -1,0 +1,213 @@
+"""ConsensusPR rewards (training_recipes.rewards) through the real consensus_metrics scorer.
+
+Inputs are real GSM8K-train problems (tests/fixtures/train/gsm8k_train_fixture.jsonl) with their
+hand-written nodes; completions are the reference solutions, shortened or altered ones, and attacks.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import pickle
+import re
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from training_recipes.guards import GuardConfig
+from training_recipes.rewards import MODES, ConsensusReward, consensus_reward, mix_reward
+from training_recipes.scoring import completion_text
+
+ROWS = [json.loads(line) for line in
+        (Path(__file__).parent / "fixtures" / "train" / "gsm8k_train_fixture.jsonl").read_text().splitlines()]
+NATALIA = ROWS[0]  # nodes: "48/2=24" (equation), "24" (value); answer 72
+NO_NODES = ROWS[7]
+
+
+def solution(row):
+    return re.sub(r"<<[^>]*>>", "", row["solution"]).replace("####", "The answer is \\boxed{") + "}"
+
+
+def chat(text):
+    return [{"role": "assistant", "content": text}]
+
+
+RIGHT_FULL = solution(NATALIA)                                  # acc 1, ncr 1
+WRONG_HALF = "Natalia sold 24 clips in May, so she sold \\boxed{70}."  # acc 0, ncr 1/2 (value 24 only)
+WRONG_NONE = "I think it is \\boxed{5}."                        # acc 0, ncr 0
+
+
+def call(reward, texts, row=NATALIA, **kwargs):
+    n = len(texts)
+    return reward(prompts=[[{"role": "user", "content": row["problem"]}]] * n, completions=[chat(t) for t in texts],
+                  answer=[row["answer"]] * n, nodes=[row["nodes"]] * n, **kwargs)
+
+
+@pytest.mark.parametrize("mode,expected", [
+    ("outcome", [1.0, 0.0, 0.0]),
+    ("linear", [1.0, 0.25, 0.0]),
+    ("max", [1.0, 0.5, 0.0]),
+    ("cl", [1.0, 0.5, 0.0]),  # epoch 0 < switch: ncr
+])
+def test_every_mode_on_real_solutions(mode, expected):
+    assert call(consensus_reward(mode), [RIGHT_FULL, WRONG_HALF, WRONG_NONE]) == expected
+
+
+def test_linear_alpha():
+    assert call(consensus_reward("linear", alpha=0.8), [WRONG_HALF]) == [pytest.approx(0.1)]
+    assert call(consensus_reward("linear", alpha=0.0), [WRONG_HALF]) == [0.5]
+
+
+def test_cl_switches_at_the_epoch():
+    reward = consensus_reward("cl", switch_epoch=1.0)
+    right_partial = "48/2 = 24. Answer: \\boxed{72}"  # acc 1, ncr 1 (both nodes)
+    wrong_partial = WRONG_HALF                         # acc 0, ncr 0.5
+    before = call(reward, [right_partial, wrong_partial], trainer_state=SimpleNamespace(epoch=0.99))
+    after = call(reward, [right_partial, wrong_partial], trainer_state=SimpleNamespace(epoch=1.0))
+    assert before == [1.0, 0.5] and after == [1.0, 0.0]
+    # no state / no epoch yet: the first phase
+    assert call(reward, [wrong_partial], trainer_state=None) == [0.5]
+    assert call(reward, [wrong_partial], trainer_state=SimpleNamespace(epoch=None)) == [0.5]
+    assert call(consensus_reward("cl", switch_epoch=2), [wrong_partial],
+                trainer_state=SimpleNamespace(epoch=1.5)) == [0.5]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_problem_without_nodes_falls_back_to_acc(mode):
+    right, wrong = solution(NO_NODES), "\\boxed{12345}"
+    assert call(consensus_reward(mode), [right, wrong], row=NO_NODES) == [1.0, 0.0]
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("empty", ["", None, [], [{"role": "assistant", "content": ""}]])
+def test_empty_completion_gets_zero(mode, empty):
+    reward = consensus_reward(mode)
+    assert reward(completions=[empty], answer=["72"], nodes=[NATALIA["nodes"]]) == [0.0]
+
+
+def test_string_and_conversational_and_block_completions_agree():
+    reward = consensus_reward("linear")
+    as_string = reward(completions=[WRONG_HALF], answer=["72"], nodes=[NATALIA["nodes"]])
+    as_chat = reward(completions=[chat(WRONG_HALF)], answer=["72"], nodes=[NATALIA["nodes"]])
+    blocks = [{"role": "assistant", "content": [{"type": "text", "text": WRONG_HALF}]}]
+    as_blocks = reward(completions=[blocks], answer=["72"], nodes=[NATALIA["nodes"]])
+    assert as_string == as_chat == as_blocks == [0.25]
+
+
+def test_completion_text_keeps_only_assistant_turns():
+    convo = [{"role": "user", "content": "48/2=24"}, {"role": "assistant", "content": "x"},
+             {"role": "tool", "content": "y"}, {"role": "assistant", "content": "z"}]
+    assert completion_text(convo) == "x\nz"
+    assert completion_text("plain") == "plain"
+
+
+def test_nodes_as_json_string_and_plain_strings():
+    reward = consensus_reward("max")
+    as_json = reward(completions=[WRONG_HALF], answer=["72"], nodes=[json.dumps(NATALIA["nodes"])])
+    as_strings = reward(completions=[WRONG_HALF], answer=["72"], nodes=[["48/2=24", "24"]])
+    assert as_json == as_strings == [0.5]
+
+
+def test_logs_acc_and_ncr_separately():
+    metrics, extra = {}, {}
+    call(consensus_reward("max"), [RIGHT_FULL, WRONG_HALF, WRONG_NONE],
+         log_metric=lambda k, v: metrics.setdefault(k, v), log_extra=lambda k, v: extra.setdefault(k, v))
+    assert metrics["consensus_max/acc"] == pytest.approx(1 / 3)
+    assert metrics["consensus_max/ncr"] == pytest.approx(0.5)
+    assert metrics["consensus_max/guarded"] == 0.0
+    assert extra == {"acc": [1.0, 0.0, 0.0], "ncr": [1.0, 0.5, 0.0]}
+
+
+def test_outcome_logs_ncr_unless_mv_only():
+    metrics = {}
+    call(consensus_reward("outcome"), [WRONG_HALF], log_metric=lambda k, v: metrics.setdefault(k, v))
+    assert metrics["consensus_outcome/ncr"] == 0.5
+    metrics = {}
+    reward = consensus_reward("outcome", track_ncr=False)
+    assert reward(completions=[WRONG_HALF], answer=["72"], nodes=None, log_metric=lambda k, v: metrics.setdefault(k, v)) == [0.0]
+    assert "consensus_outcome/ncr" not in metrics
+
+
+def test_reward_is_picklable_and_named():
+    for mode in MODES:
+        reward = consensus_reward(mode, alpha=0.3)
+        clone = pickle.loads(pickle.dumps(reward))
+        assert clone.__name__ == reward.__name__ == f"consensus_{mode}"
+        assert call(clone, [WRONG_HALF]) == call(reward, [WRONG_HALF])
+
+
+def test_bad_arguments_are_clear():
+    with pytest.raises(ValueError, match="unknown reward mode"):
+        consensus_reward("dense")
+    with pytest.raises(ValueError, match="alpha"):
+        consensus_reward("linear", alpha=1.5)
+    reward = consensus_reward("linear")
+    with pytest.raises(ValueError, match="column 'nodes'"):
+        reward(completions=["a"], answer=["1"], nodes=None)
+    with pytest.raises(ValueError, match="2 entries for 1"):
+        reward(completions=["a"], answer=["1", "2"], nodes=[[]])
+
+
+def test_mix_reward_formulas():
+    assert mix_reward("linear", 1.0, 0.0, alpha=0.25) == 0.25
+    assert mix_reward("max", 0.0, None) == 0.0 and mix_reward("linear", 1.0, None) == 1.0
+    with pytest.raises(ValueError):
+        mix_reward("nope", 1.0, 1.0)
+
+
+# --- reward hacking -------------------------------------------------------------------------------
+
+ATTACKS = {
+    "count_to_5000": " ".join(str(i) for i in range(5001)),
+    "assignments": ", ".join(f"x={i}" for i in range(300)),
+    "prose_enumeration": " ".join(f"Maybe {i}." for i in range(600)),
+    "pasted_nodes": "48/2=24 ; 24",
+}
+
+
+@pytest.mark.parametrize("name", sorted(ATTACKS))
+@pytest.mark.parametrize("mode", ["linear", "max", "cl"])
+def test_attacks_earn_no_node_credit(name, mode):
+    text = ATTACKS[name] + " \\boxed{70}"
+    unguarded = call(consensus_reward(mode, guard=False), [text])[0]
+    guarded = call(consensus_reward(mode), [text])[0]
+    assert unguarded > 0.0, "the attack must work without the guard, or the test shows nothing"
+    assert guarded == 0.0
+
+
+def test_attack_inside_a_right_solution_keeps_acc_but_not_list_credit():
+    listing = " ".join(str(i % 30) for i in range(90))  # 90 numbers, 30 distinct: a list, not spam
+    text = f"Candidates: {listing}. She sold 70+2 = 72 clips. \\boxed{{72}}"
+    scores = consensus_reward("linear").score([text], ["72"], [NATALIA["nodes"]])
+    assert scores[0].acc == 1.0 and scores[0].ncr == 0.0 and scores[0].guard == "number_list"
+
+
+@pytest.mark.parametrize("row", ROWS[:7], ids=[r["id"] for r in ROWS[:7]])
+def test_honest_reference_solutions_keep_full_credit(row):
+    reward = consensus_reward("linear")
+    scores = reward.score([chat(solution(row))], [row["answer"]], [row["nodes"]])
+    assert scores[0].acc == 1.0 and scores[0].ncr == 1.0 and scores[0].guard == ""
+
+
+def test_guard_thresholds_are_configurable():
+    text = " ".join(str(i) for i in range(40)) + " 24"
+    strict = consensus_reward("max", guard=GuardConfig(max_list_run=10, min_distinct_numbers=1000))
+    default = consensus_reward("max")
+    assert call(default, [text]) == [0.5] and call(strict, [text]) == [0.0]
+
+
+# --- worker processes -----------------------------------------------------------------------------
+
+@pytest.mark.slow
+def test_worker_processes_give_the_same_rewards():
+    texts = [RIGHT_FULL, WRONG_HALF, WRONG_NONE, ATTACKS["count_to_5000"], solution(ROWS[3])] * 2
+    rows = [NATALIA] * 4 + [ROWS[3]]
+    rows = rows * 2
+    kwargs = dict(completions=[chat(t) for t in texts], answer=[r["answer"] for r in rows],
+                  nodes=[r["nodes"] for r in rows])
+    # a generous time budget: this test is about equal results, not about the budget (2 shared cores)
+    inline = consensus_reward("linear", budget_s=10)(**kwargs)
+    pooled = consensus_reward("linear", workers=2, budget_s=10)(**kwargs)
+    assert inline == pooled and not any(math.isnan(x) for x in pooled)
+    assert isinstance(consensus_reward("linear", workers=2), ConsensusReward)
