@@ -61,29 +61,44 @@ def verify_in_process(gold: str, pred_text: str, timeout_s: int = 1) -> dict:
     return {"acc": int(bool(ok)), "pred": str(pred_parsed[-1])[:200]}
 
 
+class AnswerCheck:
+    """An answer check started in the sandbox; :meth:`result` collects it (by its deadline)."""
+
+    def __init__(self, text: str, gold: str, deadline: Deadline):
+        if not isinstance(gold, str):
+            raise TypeError(f"answer must be a str, got {type(gold).__name__}")
+        region, unclosed = split_think(text)
+        self.verdict = {"acc": 0, "pred": "", "think_unclosed": unclosed, "timed_out": False}
+        self.pending = None
+        if region is None or not region.strip() or not gold.strip():
+            return
+        timeout = deadline.remaining()
+        if timeout <= 0:
+            self.verdict["timed_out"] = True
+            return
+        try:
+            self.pending = sandbox.submit("verify", {"gold": gold, "pred": region[-MAX_ANSWER_CHARS:]}, timeout)
+        except sandbox.SandboxError:
+            self.pending = None
+
+    def result(self) -> dict:
+        """``{"acc": 0|1, "pred": extracted answer, "think_unclosed": bool, "timed_out": bool}``."""
+        if self.pending is not None:
+            pending, self.pending = self.pending, None
+            try:
+                reply = pending.result()
+                self.verdict["acc"] = int(reply.get("acc", 0))
+                self.verdict["pred"] = reply.get("pred", "")
+            except sandbox.SandboxTimeout:
+                self.verdict["timed_out"] = True
+            except sandbox.SandboxError:
+                pass
+        return self.verdict
+
+
 def check_answer(text: str, gold: str, deadline: Deadline) -> dict:
-    """Score the final answer of ``text`` against ``gold``.
+    """Score the final answer of ``text`` against ``gold`` (blocking form of :class:`AnswerCheck`).
 
     Returns ``{"acc": 0|1, "pred": extracted answer, "think_unclosed": bool, "timed_out": bool}``.
     """
-    if not isinstance(gold, str):
-        raise TypeError(f"answer must be a str, got {type(gold).__name__}")
-    region, unclosed = split_think(text)
-    result = {"acc": 0, "pred": "", "think_unclosed": unclosed, "timed_out": False}
-    if region is None or not region.strip() or not gold.strip():
-        return result
-    region = region[-MAX_ANSWER_CHARS:]
-    timeout = deadline.remaining()
-    if timeout <= 0:
-        result["timed_out"] = True
-        return result
-    try:
-        reply = sandbox.call("verify", {"gold": gold, "pred": region}, timeout=timeout)
-    except sandbox.SandboxTimeout:
-        result["timed_out"] = True
-        return result
-    except sandbox.SandboxError:
-        return result
-    result["acc"] = int(reply.get("acc", 0))
-    result["pred"] = reply.get("pred", "")
-    return result
+    return AnswerCheck(text, gold, deadline).result()

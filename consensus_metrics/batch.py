@@ -33,6 +33,38 @@ def _score_one(item):
                             symbolic=_worker_state["symbolic"], counter=_worker_state["counter"])
 
 
+def iter_score_batch(items, total: int | None = None, tokenizer=None, workers=None,
+                     budget_s: float | None = DEFAULT_BUDGET_S, symbolic: bool = True, progress: bool = False,
+                     chunksize: int = 8):
+    """Yield scores for an iterable of ``(text, nodes, answer)`` in order (streaming form)."""
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=total, desc="scoring", unit="traj")
+    try:
+        if not workers or workers <= 1:
+            counter = TokenCounter(tokenizer)
+            for text, nodes, answer in items:
+                yield score_trajectory(text, nodes, answer, budget_s=budget_s, symbolic=symbolic, counter=counter)
+                if bar:
+                    bar.update(1)
+            return
+        if isinstance(tokenizer, str):
+            from .tokens import load_tokenizer
+
+            tokenizer = load_tokenizer(tokenizer)
+        ctx = mp.get_context("spawn")
+        with ctx.Pool(workers, initializer=_init_worker, initargs=(tokenizer, budget_s, symbolic)) as pool:
+            for row in pool.imap(_score_one, items, chunksize=max(1, chunksize)):
+                yield row
+                if bar:
+                    bar.update(1)
+    finally:
+        if bar:
+            bar.close()
+
+
 def score_batch(texts, nodes_list, answers, tokenizer=None, workers=None, budget_s: float | None = DEFAULT_BUDGET_S,
                 symbolic: bool = True, progress: bool = False, chunksize: int = 8) -> list[dict]:
     """Score parallel lists of trajectories, node lists and gold answers; results in input order.
@@ -49,30 +81,8 @@ def score_batch(texts, nodes_list, answers, tokenizer=None, workers=None, budget
             checked.append(coerce_nodes(nodes))
         except (TypeError, ValueError) as exc:
             raise type(exc)(f"nodes_list[{i}]: {exc}") from None
-    items = list(zip(texts, checked, answers))
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=len(items), desc="scoring", unit="traj")
-    results = []
-    if not workers or workers <= 1:
-        counter = TokenCounter(tokenizer)
-        for text, nodes, answer in items:
-            results.append(score_trajectory(text, nodes, answer, budget_s=budget_s, symbolic=symbolic, counter=counter))
-            if bar:
-                bar.update(1)
-    else:
-        if isinstance(tokenizer, str):
-            from .tokens import load_tokenizer
-
-            tokenizer = load_tokenizer(tokenizer)
-        ctx = mp.get_context("spawn")
-        with ctx.Pool(workers, initializer=_init_worker, initargs=(tokenizer, budget_s, symbolic)) as pool:
-            for row in pool.imap(_score_one, items, chunksize=max(1, chunksize)):
-                results.append(row)
-                if bar:
-                    bar.update(1)
-    if bar:
-        bar.close()
-    return results
+    for i, text in enumerate(texts):
+        if not isinstance(text, str):
+            raise TypeError(f"texts[{i}] must be a str, got {type(text).__name__}")
+    return list(iter_score_batch(zip(texts, checked, answers), len(texts), tokenizer, workers, budget_s, symbolic,
+                                 progress, chunksize))

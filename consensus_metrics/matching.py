@@ -67,7 +67,7 @@ def _line_starts(text: str) -> list[int]:
     return starts
 
 
-def relevant_windows(text: str, forms) -> list[tuple[int, int]]:
+def relevant_windows(text: str, forms, deadline: Deadline = NO_DEADLINE) -> list[tuple[int, int]]:
     """The regions of ``text`` that can hold a match of one of ``forms``, as ``(start, end)``.
 
     A region is a line holding every anchor group of some form (found from occurrences of the
@@ -90,10 +90,15 @@ def relevant_windows(text: str, forms) -> list[tuple[int, int]]:
             if alt[0] == "~":  # a word anchor: this form needs case-insensitive search
                 return [(0, len(text))]
             at = text.find(alt)
+            steps = 0
             while at >= 0:
+                steps += 1
+                if not steps & 1023:
+                    deadline.check()
                 lines.add(bisect_right(starts, at) - 1)
                 at = text.find(alt, at + 1)
         for line in lines:
+            deadline.check()
             if line in chosen:
                 continue
             lo = line
@@ -126,7 +131,7 @@ class TextIndex:
     def __init__(self, text: str, deadline: Deadline = NO_DEADLINE, forms=None):
         self.text = text
         self.deadline = deadline
-        windows = [(0, len(text))] if forms is None else relevant_windows(text, forms)
+        windows = [(0, len(text))] if forms is None else relevant_windows(text, forms, deadline)
         self.toks: Tokens = tokenize_windows(text, windows, deadline)
         keys = self.toks.keys
         self.joined = SEP + SEP.join(keys) + SEP
@@ -292,10 +297,14 @@ def match_form(index: TextIndex, form: str, symbolic=None) -> tuple[int, int, st
     return None
 
 
-def match_nodes_in(index: TextIndex, nodes: list[Node], symbolic=None, results: list | None = None) -> list[NodeMatch]:
-    """Match validated nodes against a prepared :class:`TextIndex`, appending to ``results``.
+def match_nodes_in(index: TextIndex, nodes: list[Node], symbolic=None, results: list | None = None,
+                   before_symbolic=None) -> list[NodeMatch]:
+    """Match validated nodes against a prepared :class:`TextIndex`, filling ``results``.
 
-    Raises :class:`BudgetExceeded` past the deadline; ``results`` then holds the nodes decided so far.
+    Two passes: the cheap token/relation rules for every node, then (if ``symbolic``) the
+    symbolic fallback for the nodes still uncovered; ``before_symbolic()`` is called between
+    them. Raises :class:`BudgetExceeded` past the deadline; ``results`` then holds the nodes
+    decided so far.
     """
     results = [] if results is None else results
     for node in nodes:
@@ -304,17 +313,23 @@ def match_nodes_in(index: TextIndex, nodes: list[Node], symbolic=None, results: 
             hit = match_form(index, form, None)
             if hit is not None and (best is None or (hit[1], hit[0]) < (best[0][1], best[0][0])):
                 best = (hit, form)
-        if best is None and symbolic is not None and node.kind in ("equation", "expression"):
-            for form in node.forms:
-                hit = match_form(index, form, symbolic)
-                if hit is not None:
-                    best = (hit, form)
-                    break
         if best is None:
             results.append(NodeMatch(node.id, False))
         else:
             (start, end, via), form = best
             results.append(NodeMatch(node.id, True, start, end, form, via))
+    if before_symbolic is not None:
+        before_symbolic()
+    if symbolic is None:
+        return results
+    for k, node in enumerate(nodes):
+        if results[k].covered or node.kind not in ("equation", "expression"):
+            continue
+        for form in node.forms:
+            hit = match_form(index, form, symbolic)
+            if hit is not None:
+                results[k] = NodeMatch(node.id, True, hit[0], hit[1], form, hit[2])
+                break
     return results
 
 
@@ -341,11 +356,15 @@ def match_nodes(text: str, nodes, budget_s: float | None = 1.0, symbolic: bool =
 
 
 def match_nodes_ex(text: str, nodes, budget_s: float | None = 1.0, symbolic: bool = True,
-                   deadline: Deadline | None = None) -> tuple[list[NodeMatch], bool]:
-    """Like :func:`match_nodes` and also return ``timed_out``."""
+                   deadline: Deadline | None = None, before_symbolic=None) -> tuple[list[NodeMatch], bool]:
+    """Like :func:`match_nodes` and also return ``timed_out`` (see :func:`match_nodes_in`)."""
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}")
     nodes = coerce_nodes(nodes)
+    if symbolic and deadline is None:
+        from . import sandbox
+
+        sandbox.warmup()  # one-time worker start-up is not charged to the budget
     deadline = deadline or Deadline(budget_s)
     results: list[NodeMatch] = []
     checker = None
@@ -355,8 +374,10 @@ def match_nodes_ex(text: str, nodes, budget_s: float | None = 1.0, symbolic: boo
         checker = SymbolicChecker(deadline)
     try:
         index = TextIndex(text, deadline, forms=[form for node in nodes for form in node.forms])
-        match_nodes_in(index, nodes, checker, results)
+        match_nodes_in(index, nodes, checker, results, before_symbolic)
         return results, False
     except BudgetExceeded:
         done = {m.node_id: m for m in results}
+        if before_symbolic is not None:
+            before_symbolic()
         return [done.get(n.id, NodeMatch(n.id, False)) for n in nodes], True

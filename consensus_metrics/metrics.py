@@ -15,14 +15,17 @@ from __future__ import annotations
 
 import math
 
-from .answer import check_answer
-from .budget import DEFAULT_BUDGET_S, Deadline
+from . import sandbox
+from .answer import AnswerCheck
+from .budget import DEFAULT_BUDGET_S, BudgetExceeded, Deadline
 from .matching import match_nodes_ex
 from .nodes import coerce_nodes
 from .tokens import TokenCounter
 
-#: Share of the budget reserved for the answer check; matching gets the rest.
+#: Share of the budget the answer check may use (it runs in parallel with matching).
 ANSWER_SHARE = 0.6
+#: Share of the budget kept for counting tokens after matching.
+COUNT_SHARE = 0.2
 
 
 def score_trajectory(text: str, nodes, answer: str, tokenizer=None, budget_s: float | None = DEFAULT_BUDGET_S,
@@ -47,21 +50,33 @@ def score_trajectory(text: str, nodes, answer: str, tokenizer=None, budget_s: fl
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}")
     nodes = coerce_nodes(nodes)
+    sandbox.warmup()  # one-time worker start-up (after a kill too) is not charged to the budget
     deadline = Deadline(budget_s)
     answer_deadline = deadline.sub(deadline.remaining() * ANSWER_SHARE) if budget_s is not None else deadline
-    verdict = check_answer(text, answer, answer_deadline)
-    matches, match_timed_out = match_nodes_ex(text, nodes, symbolic=symbolic, deadline=deadline)
+    # matching stops early enough to leave time for counting tokens
+    match_deadline = deadline.sub(deadline.remaining() * (1 - COUNT_SHARE)) if budget_s is not None else deadline
+    # The answer check runs in the sandbox while the cheap matching rules run here; the symbolic
+    # fallback uses the same sandbox, so it waits for the answer (``before_symbolic``).
+    check = AnswerCheck(text, answer, answer_deadline)
+    try:
+        matches, match_timed_out = match_nodes_ex(text, nodes, symbolic=symbolic, deadline=match_deadline,
+                                                  before_symbolic=check.result)
+    finally:
+        verdict = check.result()
     counter = counter or TokenCounter(tokenizer)
-    n_tokens = counter.count(text)
     covered = [m for m in matches if m.covered]
     positions = {}
-    for m in covered:
-        positions[m.node_id] = [m.start, m.end, counter.token_index(text, m.end - 1)]
-    e_m = max((p[2] for p in positions.values()), default=0)
+    try:
+        n_tokens = counter.count(text, deadline)
+        for m in covered:
+            positions[m.node_id] = [m.start, m.end, counter.token_index(text, m.end - 1)]
+    except BudgetExceeded:  # megabytes of text: the token count is unknown, so TPN is too
+        n_tokens, positions, match_timed_out = None, {m.node_id: [m.start, m.end, None] for m in covered}, True
+    e_m = max((p[2] for p in positions.values() if p[2] is not None), default=0)
     return {
         "acc": verdict["acc"],
         "ncr": (len(covered) / len(nodes)) if nodes else None,
-        "tpn": (e_m / len(covered)) if covered else None,
+        "tpn": (e_m / len(covered)) if covered and n_tokens is not None else None,
         "n_tokens": n_tokens,
         "covered": [m.node_id for m in covered],
         "positions": positions,
@@ -121,7 +136,7 @@ def aggregate_scores(scores, group_ids=None, ks=()) -> dict:
     tpn_values = [s["tpn"] for s in scores if s.get("tpn") is not None]
     ncr, ncr_se = mean_stderr(ncr_values)
     tpn, tpn_se = mean_stderr(tpn_values)
-    tokens, _ = mean_stderr(s.get("n_tokens", 0) for s in scores)
+    tokens, _ = mean_stderr(s["n_tokens"] for s in scores if s.get("n_tokens") is not None)
     out = {
         "n": len(scores),
         "acc": acc, "acc_stderr": acc_se,

@@ -205,6 +205,8 @@ class _Builder:
             start, end = m.span(typ)
             lead = m.start()
             append((typ, text[start:end], start, end, 0 if start == lead else (2 if "\n" in text[lead:start] else 1)))
+            if not len(raw) & 4095:
+                deadline.check()
         self.raw = raw
         self.i = 0
         self.out = Tokens()

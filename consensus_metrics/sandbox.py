@@ -103,7 +103,7 @@ class _Worker:
             if msg.get("id") == want_id:
                 return msg
 
-    def request(self, op: str, args: dict, timeout: float):
+    def send(self, op: str, args: dict, timeout: float) -> int:
         self.next_id += 1
         rid = self.next_id
         data = json.dumps({"id": rid, "op": op, "args": args, "timeout": timeout}).encode() + b"\n"
@@ -112,15 +112,42 @@ class _Worker:
             self.proc.stdin.flush()
         except (BrokenPipeError, OSError) as exc:
             raise SandboxError(f"sandbox worker unavailable: {exc}") from None
-        msg = self._await(rid, time.monotonic() + timeout)
+        return rid
+
+    def receive(self, rid: int, deadline: float):
+        msg = self._await(rid, deadline)
         if "error" in msg:
             raise SandboxError(msg["error"])
         return msg.get("result")
+
+    def request(self, op: str, args: dict, timeout: float):
+        rid = self.send(op, args, timeout)
+        return self.receive(rid, time.monotonic() + timeout)
+
+    request_result = receive
 
 
 _local = threading.local()
 _all_workers: list[_Worker] = []
 _all_lock = threading.Lock()
+
+
+def kills() -> int:
+    """How many of this thread's workers were killed so far (a caller's budget ran out)."""
+    return getattr(_local, "kills", 0)
+
+
+def is_warm() -> bool:
+    """Whether this thread has a live worker (so a call costs no start-up)."""
+    worker = getattr(_local, "worker", None)
+    return worker is not None and worker.alive()
+
+
+def _discard(worker: _Worker):
+    worker.kill()
+    _local.kills = kills() + 1
+    if getattr(_local, "worker", None) is worker:
+        _local.worker = None
 
 
 def _worker() -> _Worker:
@@ -142,9 +169,37 @@ def call(op: str, args: dict, timeout: float):
     try:
         return worker.request(op, args, max(0.0, timeout))
     except (SandboxTimeout, SandboxError, ValueError):
-        worker.kill()
-        _local.worker = None
+        _discard(worker)
         raise
+
+
+class Pending:
+    """A request running in the worker while the caller does other work (see :func:`submit`)."""
+
+    def __init__(self, worker: _Worker, rid: int, deadline: float):
+        self.worker, self.rid, self.deadline = worker, rid, deadline
+
+    def result(self):
+        """Wait until the request's deadline at most; same errors as :func:`call`."""
+        try:
+            return self.worker.request_result(self.rid, self.deadline)
+        except (SandboxTimeout, SandboxError, ValueError):
+            _discard(self.worker)
+            raise
+
+
+def submit(op: str, args: dict, timeout: float) -> Pending:
+    """Start ``op`` in this thread's worker and return at once; collect with ``.result()``.
+
+    Only one request may be pending per thread at a time.
+    """
+    worker = _worker()
+    try:
+        rid = worker.send(op, args, max(0.0, timeout))
+    except SandboxError:
+        _discard(worker)
+        raise
+    return Pending(worker, rid, time.monotonic() + max(0.0, timeout))
 
 
 def warmup() -> None:

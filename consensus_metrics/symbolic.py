@@ -236,6 +236,8 @@ class SymbolicChecker:
     def __init__(self, deadline: Deadline):
         self.deadline = deadline
         self.checks = 0
+        # a worker killed during this call is not restarted by it (start-up would blow the budget)
+        self.kills_at_start = sandbox.kills()
 
     def _ask(self, a: str, b: str, mode: str) -> bool:
         key = (a, b, mode)
@@ -243,6 +245,8 @@ class SymbolicChecker:
         if hit != "miss":
             return bool(hit)
         if self.checks >= MAX_CHECKS_PER_TEXT:
+            return False
+        if sandbox.kills() != self.kills_at_start and not sandbox.is_warm():
             return False
         timeout = min(CHECK_TIMEOUT_S, self.deadline.remaining())
         if timeout <= 0.01:

@@ -20,8 +20,12 @@ import bisect
 import re
 from functools import lru_cache
 
+from .budget import NO_DEADLINE, Deadline
+
 _PRETOKEN_RE = re.compile(r"\w+|[^\w\s]")
 PRETOKEN_UNIT = "regex-pretokens"
+#: Pre-tokens are counted in chunks of this many characters, checking the deadline in between.
+CHUNK_CHARS = 1 << 16
 
 
 @lru_cache(maxsize=8)
@@ -40,6 +44,24 @@ def tokenizer_name(tokenizer) -> str:
     return getattr(tokenizer, "name_or_path", None) or type(tokenizer).__name__
 
 
+_WORD_CHAR = re.compile(r"\w")
+
+
+def _merge_cut_pretokens(text: str, ends: list[int]) -> list[int]:
+    """Re-join word pre-tokens that a chunk boundary cut in two (``ab|cd`` -> ``abcd``)."""
+    if len(text) <= CHUNK_CHARS:
+        return ends
+    merged: list[int] = []
+    for e in ends:
+        cut = merged[-1] if merged else 0
+        if (merged and cut % CHUNK_CHARS == 0 and cut < len(text)
+                and _WORD_CHAR.match(text, cut - 1) and _WORD_CHAR.match(text, cut)):
+            merged[-1] = e
+        else:
+            merged.append(e)
+    return merged
+
+
 class TokenCounter:
     """Tokenises a text once and maps character offsets to 1-based token indices."""
 
@@ -52,14 +74,22 @@ class TokenCounter:
         self._ends: list[int] = []
         self._n = 0
 
-    def _prepare(self, text: str):
+    def _prepare(self, text: str, deadline: Deadline = NO_DEADLINE):
         if text is self._text:
             return
-        self._text = text
+        self._text = None
         if self.tokenizer is None:
-            self._ends = [m.end() for m in _PRETOKEN_RE.finditer(text)]
+            ends: list[int] = []
+            for a in range(0, max(len(text), 1), CHUNK_CHARS):
+                deadline.check()
+                # pre-tokens never span whitespace, so chunks cut at a space are exact
+                b = min(len(text), a + CHUNK_CHARS)
+                ends.extend(m.end() for m in _PRETOKEN_RE.finditer(text, a, b))
+            self._ends = _merge_cut_pretokens(text, ends)
             self._n = len(self._ends)
+            self._text = text
             return
+        deadline.check()
         try:
             enc = self.tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
             offsets = enc["offset_mapping"]
@@ -74,10 +104,11 @@ class TokenCounter:
             # slow tokenizers have no offsets: count tokens of each prefix instead (exact, slower)
             self._ends = []
             self._n = len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
+        self._text = text
 
-    def count(self, text: str) -> int:
-        """Number of tokens of ``text``."""
-        self._prepare(text)
+    def count(self, text: str, deadline: Deadline = NO_DEADLINE) -> int:
+        """Number of tokens of ``text`` (raises BudgetExceeded past ``deadline``)."""
+        self._prepare(text, deadline)
         return self._n
 
     def token_index(self, text: str, char_pos: int) -> int:

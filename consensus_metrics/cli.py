@@ -1,0 +1,227 @@
+r"""``python -m consensus_metrics score``: score a file of trajectories without lm-eval.
+
+    python -m consensus_metrics score --data lm_eval_tasks/consensusbench/data/gsm8k.jsonl \
+        --samples samples.jsonl --out scores.jsonl [--tokenizer DIR] [--workers 2]
+
+``--data`` holds problems in the SPEC §2 schema (``id``, ``answer``, ``nodes``, ``benchmark``);
+several files may be given. ``--samples`` is JSONL with one line per problem and one or many
+completions, in any of these shapes:
+
+* ``{"id": ..., "completion": "..."}`` (also ``text``, ``response``, ``output``),
+* ``{"id": ..., "completions": ["...", "..."]}`` (also ``responses``, ``samples``),
+* lm-eval ``--log_samples`` lines: ``{"doc": {"id": ...}, "resps": [["..."]], ...}``.
+
+Scores are appended to ``--out`` as they are computed, one line per completion; a rerun skips
+the completions already scored (nothing lost, nothing duplicated after a crash). The command
+ends with a summary table: Acc (and pass@k with several samples per problem), NCR, TPN and mean
+tokens, per benchmark and overall. Bad lines are reported as ``FILE:LINE: reason`` and skipped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+from .batch import iter_score_batch
+from .budget import DEFAULT_BUDGET_S
+from .metrics import aggregate_scores
+from .nodes import coerce_nodes
+from .tokens import tokenizer_name
+
+_TEXT_KEYS = ("completion", "text", "response", "output")
+_LIST_KEYS = ("completions", "responses", "samples", "outputs")
+
+
+def _warn(msg: str) -> None:
+    print(msg, file=sys.stderr)
+
+
+def read_jsonl(path: str, counters: dict):
+    """Yield (line number, object) for each valid JSON object line; report and count bad ones."""
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        for lineno, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as exc:
+                _warn(f"{path}:{lineno}: not valid JSON ({exc.msg}); skipped")
+                counters["bad_lines"] += 1
+                continue
+            if not isinstance(obj, dict):
+                _warn(f"{path}:{lineno}: expected a JSON object; skipped")
+                counters["bad_lines"] += 1
+                continue
+            yield lineno, obj
+
+
+def load_problems(paths, counters: dict) -> dict:
+    """Problems by id from SPEC §2 files; problems with bad nodes or no answer are skipped."""
+    problems = {}
+    for path in paths:
+        for lineno, rec in read_jsonl(path, counters):
+            pid = rec.get("id")
+            if not isinstance(pid, (str, int)):
+                _warn(f"{path}:{lineno}: missing problem 'id'; skipped")
+                counters["bad_problems"] += 1
+                continue
+            answer = rec.get("answer")
+            if not isinstance(answer, (str, int, float)) or isinstance(answer, bool):
+                _warn(f"{path}:{lineno}: problem {pid!r} has no 'answer'; skipped")
+                counters["bad_problems"] += 1
+                continue
+            try:
+                nodes = coerce_nodes(rec.get("nodes") or [])
+            except (TypeError, ValueError) as exc:
+                _warn(f"{path}:{lineno}: problem {pid!r}: {exc}; skipped")
+                counters["bad_problems"] += 1
+                continue
+            problems[str(pid)] = {"answer": str(answer), "nodes": nodes, "benchmark": str(rec.get("benchmark", os.path.basename(path)))}
+    return problems
+
+
+def _completions(obj) -> tuple[str | None, list]:
+    if isinstance(obj.get("doc"), dict) and "resps" in obj:  # lm-eval samples file
+        pid = obj["doc"].get("id")
+        resps = obj.get("resps") or []
+        texts = [r[0] if isinstance(r, list) and r else r for r in resps]
+        return (str(pid) if pid is not None else None), texts
+    pid = obj.get("id", obj.get("problem_id"))
+    for key in _LIST_KEYS:
+        if isinstance(obj.get(key), list):
+            return (str(pid) if pid is not None else None), obj[key]
+    for key in _TEXT_KEYS:
+        if key in obj:
+            return (str(pid) if pid is not None else None), [obj[key]]
+    return (str(pid) if pid is not None else None), []
+
+
+def _done_keys(out_path: str) -> set:
+    done = set()
+    if not os.path.exists(out_path):
+        return done
+    with open(out_path, encoding="utf-8", errors="replace") as fh:
+        for line in fh:
+            try:
+                row = json.loads(line)
+                done.add((row["id"], row["sample"]))
+            except (json.JSONDecodeError, KeyError, TypeError):
+                continue  # a torn last line from a crash: it is scored again
+    return done
+
+
+def _read_rows(out_path: str) -> list[dict]:
+    rows = {}
+    with open(out_path, encoding="utf-8", errors="replace") as fh:
+        for line in fh:
+            try:
+                row = json.loads(line)
+                rows[(row["id"], row["sample"])] = row
+            except (json.JSONDecodeError, KeyError, TypeError):
+                continue
+    return list(rows.values())
+
+
+def _fmt(value, se=None, pct=True) -> str:
+    if value is None:
+        return "—"
+    if pct:
+        return f"{100 * value:.1f}" + (f" ± {100 * se:.1f}" if se else "")
+    return f"{value:.1f}" + (f" ± {se:.1f}" if se else "")
+
+
+def summary_table(rows: list[dict]) -> str:
+    """Plain-text table per benchmark and overall."""
+    by_bench: dict[str, list[dict]] = {}
+    for row in rows:
+        by_bench.setdefault(row.get("benchmark", "?"), []).append(row)
+    if len(by_bench) > 1:
+        by_bench["ALL"] = rows
+    per_problem = {}
+    for row in rows:
+        per_problem.setdefault(row["id"], 0)
+        per_problem[row["id"]] += 1
+    k_max = max(per_problem.values(), default=1)
+    ks = sorted({1, k_max}) if k_max > 1 else []
+    header = ["benchmark", "samples", "Acc %", *[f"pass@{k} %" for k in ks], "NCR %", "TPN", "tokens", "ncr undef", "tpn undef"]
+    lines = [header]
+    for bench, group in by_bench.items():
+        agg = aggregate_scores(group, [r["id"] for r in group], ks)
+        lines.append([
+            bench, str(agg["n"]), _fmt(agg["acc"], agg["acc_stderr"]),
+            *[_fmt(agg.get(f"pass@{k}")) for k in ks],
+            _fmt(agg["ncr"], agg["ncr_stderr"]), _fmt(agg["tpn"], agg["tpn_stderr"], pct=False),
+            _fmt(agg["n_tokens"], pct=False), str(agg["ncr_undefined"]), str(agg["tpn_undefined"]),
+        ])
+    widths = [max(len(r[i]) for r in lines) for i in range(len(header))]
+    out = []
+    for j, r in enumerate(lines):
+        out.append("  ".join(c.ljust(w) for c, w in zip(r, widths)))
+        if j == 0:
+            out.append("  ".join("-" * w for w in widths))
+    return "\n".join(out)
+
+
+def cmd_score(args) -> int:
+    counters = {"bad_lines": 0, "bad_problems": 0, "unknown_ids": 0, "bad_completions": 0}
+    problems = load_problems(args.data, counters)
+    if not problems:
+        _warn("no usable problems in --data")
+        return 2
+    done = _done_keys(args.out)
+    todo = []
+    for lineno, obj in read_jsonl(args.samples, counters):
+        pid, texts = _completions(obj)
+        if pid is None or pid not in problems:
+            _warn(f"{args.samples}:{lineno}: unknown problem id {pid!r}; skipped")
+            counters["unknown_ids"] += 1
+            continue
+        for j, text in enumerate(texts):
+            if not isinstance(text, str):
+                _warn(f"{args.samples}:{lineno}: completion {j} of {pid!r} is not a string; skipped")
+                counters["bad_completions"] += 1
+                continue
+            if (pid, j) not in done:
+                todo.append((pid, j, text))
+    if todo:
+        os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+    unit = tokenizer_name(args.tokenizer)
+    with open(args.out, "a", encoding="utf-8") as out:
+        items = ((text, problems[pid]["nodes"], problems[pid]["answer"]) for pid, _j, text in todo)
+        scores = iter_score_batch(items, total=len(todo), tokenizer=args.tokenizer, workers=args.workers,
+                                  budget_s=args.budget, symbolic=not args.no_symbolic, progress=not args.quiet)
+        for (pid, j, _text), score in zip(todo, scores):
+            row = {"id": pid, "sample": j, "benchmark": problems[pid]["benchmark"], **score}
+            out.write(json.dumps(row, ensure_ascii=False) + "\n")
+            out.flush()
+    rows = _read_rows(args.out) if os.path.exists(args.out) else []
+    print(f"scored {len(todo)} new completions ({len(done)} already in {args.out}); TPN unit: {unit}")
+    skipped = {k: v for k, v in counters.items() if v}
+    if skipped:
+        print("skipped: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in skipped.items()))
+    if rows:
+        print(summary_table(rows))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m consensus_metrics", description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    score = sub.add_parser("score", help="score trajectories against ConsensusBench problems")
+    score.add_argument("--data", nargs="+", required=True, help="problem files (SPEC §2 JSONL)")
+    score.add_argument("--samples", required=True, help="completions JSONL (see module docs)")
+    score.add_argument("--out", required=True, help="per-completion scores JSONL (appended, resumable)")
+    score.add_argument("--tokenizer", default=None, help="HF tokenizer name/path for TPN (offline); default: regex pre-tokens")
+    score.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
+    score.add_argument("--budget", type=float, default=DEFAULT_BUDGET_S, help="seconds per trajectory (default %(default)s)")
+    score.add_argument("--no-symbolic", action="store_true", help="disable the symbolic matching fallback")
+    score.add_argument("--quiet", action="store_true", help="no progress bar")
+    score.set_defaults(func=cmd_score)
+    return parser
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
+    return args.func(args)
