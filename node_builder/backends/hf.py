@@ -1,7 +1,8 @@
 """HF transformers backend (CPU-friendly; used by the tests with the embedded SmolLM2).
 
 Chat template applied by the tokenizer; prompts batched with left padding; ``n`` samples per
-prompt via ``num_return_sequences``; greedy when ``temperature == 0``. Only the generated tokens
+prompt via ``num_return_sequences``; greedy when ``temperature == 0`` (decoded once and
+repeated ``n`` times: greedy samples are identical). Only the generated tokens
 are decoded (``skip_special_tokens=True``).
 
 Example (slow: loads a model):
@@ -46,8 +47,9 @@ class HFBackend(Backend):
             enc = self.tokenizer(prompts, return_tensors="pt", padding=True,
                                  add_special_tokens=False).to(self.device)
             sample = s.temperature > 0
-            kwargs = {"do_sample": sample, "max_new_tokens": s.max_tokens, "num_return_sequences": n,
-                      "pad_token_id": self.tokenizer.pad_token_id}
+            per_prompt = n if sample else 1  # greedy: one decode, the n samples are identical
+            kwargs = {"do_sample": sample, "max_new_tokens": s.max_tokens,
+                      "num_return_sequences": per_prompt, "pad_token_id": self.tokenizer.pad_token_id}
             if sample:
                 kwargs.update(temperature=s.temperature, top_p=s.top_p)
             torch.manual_seed(s.seed + start)
@@ -55,7 +57,8 @@ class HFBackend(Backend):
                 generated = self.lm.generate(**enc, **kwargs)
             new_tokens = generated[:, enc["input_ids"].shape[1]:]
             texts = self.tokenizer.batch_decode(new_tokens, skip_special_tokens=True)
-            out.extend(texts[i * n:(i + 1) * n] for i in range(len(batch)))
+            out.extend(texts[i * per_prompt:(i + 1) * per_prompt] * (n // per_prompt)
+                       for i in range(len(batch)))
         return out
 
     def close(self) -> None:

@@ -3,7 +3,8 @@
 ``POST {base_url}/chat/completions`` with ``n`` choices per request; requests run concurrently
 (``max_concurrency``) so the server can batch them; connection errors and 429/5xx are retried
 with backoff (urllib3 ``Retry``). A server that returns fewer than ``n`` choices is asked again
-for the rest. An HTTP error names the status and the server's message.
+for the rest. Greedy decoding (``temperature == 0``) asks for one choice and repeats it (vLLM
+refuses ``n > 1`` with greedy sampling). An HTTP error names the status and the server's message.
 
 Example (needs a server):
     >>> b = OpenAIBackend("SmolLM2", base_url="http://127.0.0.1:8000/v1")   # doctest: +SKIP
@@ -64,6 +65,8 @@ class OpenAIBackend(Backend):
             raise BackendError(f"{url}: unexpected response body: {response.text[:300]}") from exc
 
     def _complete_n(self, conversation: Conversation, n: int) -> list[str]:
+        if self.sampling.temperature == 0:  # greedy: servers (vLLM) refuse n > 1; samples agree
+            return self._request(conversation, 1)[:1] * n
         texts: list[str] = []
         while len(texts) < n:
             got = self._request(conversation, n - len(texts))
