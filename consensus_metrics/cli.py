@@ -98,10 +98,32 @@ def _completions(obj) -> tuple[str | None, list]:
     return (str(pid) if pid is not None else None), []
 
 
+def _drop_torn_tail(out_path: str) -> None:
+    """A crash can leave a half-written last line: cut it so appended rows start on a new line."""
+    with open(out_path, "rb+") as fh:
+        fh.seek(0, os.SEEK_END)
+        size = fh.tell()
+        if size == 0:
+            return
+        fh.seek(size - 1)
+        if fh.read(1) == b"\n":
+            return
+        block = min(size, 1 << 20)
+        while True:
+            fh.seek(size - block)
+            data = fh.read(block)
+            cut = data.rfind(b"\n")
+            if cut >= 0 or block == size:
+                fh.truncate(size - block + cut + 1 if cut >= 0 else 0)
+                return
+            block = min(size, block * 2)
+
+
 def _done_keys(out_path: str) -> set:
     done = set()
     if not os.path.exists(out_path):
         return done
+    _drop_torn_tail(out_path)
     with open(out_path, encoding="utf-8", errors="replace") as fh:
         for line in fh:
             try:

@@ -48,7 +48,8 @@ _RAW_RE = re.compile(
     r"""
     (\s*)
     (?:
-     (?P<cmd>\\[A-Za-z]+)
+     (?P<tag></?[A-Za-z]{2,}[A-Za-z0-9_]*>)
+    |(?P<cmd>\\[A-Za-z]+)
     |(?P<esc>\\.)
     |(?P<num>\d{1,3}(?:(?:,|\{,\}|\\,)\d{3})+(?:\.\d+)?(?![\d])|\d+(?:\.\d+)?|\.\d+)
     |(?P<word>[A-Za-z]+)
@@ -60,7 +61,7 @@ _RAW_RE = re.compile(
     re.VERBOSE | re.DOTALL,
 )
 # raw lexeme types = the regex group numbers above
-_CMD, _ESC, _NUM, _WORD, _SUP, _OPC, _OTHER = range(2, 9)
+_TAG, _CMD, _ESC, _NUM, _WORD, _SUP, _OPC, _OTHER = range(2, 10)
 
 _SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789")
 
@@ -344,6 +345,8 @@ class _Builder:
             self._operator(s, start, end, depth)
         elif typ == _ESC:
             self._escape(s[1], start, end)
+        elif typ == _TAG:  # <think>, </think>, <answer>: markup separates like a sentence end
+            self._push(s.lower(), PUNCT, start, end)
         elif typ == _SUP:
             self._push("^", OP, start, start, no_mult=True)
             self._push(number_key(parse_numeral(s.translate(_SUPERSCRIPTS))), NUM, start, end)

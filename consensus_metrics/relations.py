@@ -46,8 +46,8 @@ class Chain:
     rels: tuple[str, ...]
 
 
-def _trim(kinds: list[int], lo: int, hi: int) -> tuple[int, int]:
-    """Drop brackets at the edges of a side that are not closed inside it: ``(x`` -> ``x``."""
+def _trim(keys: list[str], kinds: list[int], lo: int, hi: int) -> tuple[int, int]:
+    """Drop edge brackets not closed inside the side (``(x`` -> ``x``) and edge ellipses."""
     stack: list[int] = []
     unmatched_close: set[int] = set()
     for k in range(lo, hi):
@@ -59,15 +59,15 @@ def _trim(kinds: list[int], lo: int, hi: int) -> tuple[int, int]:
             else:
                 unmatched_close.add(k)
     unmatched_open = set(stack)
-    while lo < hi and lo in unmatched_open:
+    while lo < hi and (lo in unmatched_open or keys[lo] == "…"):
         lo += 1
-    while hi > lo and hi - 1 in unmatched_close:
+    while hi > lo and (hi - 1 in unmatched_close or keys[hi - 1] == "…"):
         hi -= 1
     return lo, hi
 
 
 def _side(toks: Tokens, lo: int, hi: int, text: str | None, with_comm: bool) -> Side:
-    lo, hi = _trim(toks.kinds, lo, hi)
+    lo, hi = _trim(toks.keys, toks.kinds, lo, hi)
     keys = toks.keys[lo:hi]
     if lo >= hi:
         return Side(lo, hi, "", "", -1, -1, "")
@@ -110,7 +110,8 @@ def build_chains(toks: Tokens, text: str | None = None, deadline: Deadline = NO_
         kind = kinds[i]
         if breaks[i] and kind != REL and i and kinds[i - 1] not in (REL, OP):
             close_chain(i)
-        if kind == WORD or (kind == PUNCT and (depth == 0 or keys[i] in _BREAKING_PUNCT_IN_BRACKETS)):
+        ellipsis_break = keys[i] == "…" and i and kinds[i - 1] != OP  # "x = 18 ... so" but not "1 + ... + n"
+        if kind == WORD or ellipsis_break or (kind == PUNCT and (depth == 0 or keys[i] in _BREAKING_PUNCT_IN_BRACKETS)):
             close_chain(i)
             continue
         if kind == REL:

@@ -28,6 +28,8 @@ import threading
 import time
 
 STARTUP_TIMEOUT_S = 60.0
+#: Upper bound of the time limit the worker applies to one request (callers without a budget).
+MAX_REQUEST_S = 600.0
 #: Memory cap of a worker (address space), so a blow-up is an error, not a machine-wide OOM.
 WORKER_MEMORY_BYTES = 4 * 1024**3
 
@@ -87,7 +89,7 @@ class _Worker:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise SandboxTimeout()
-            ready, _, _ = select.select([fd], [], [], left)
+            ready, _, _ = select.select([fd], [], [], None if left == float("inf") else left)
             if not ready:
                 raise SandboxTimeout()
             chunk = os.read(fd, 1 << 16)
@@ -106,6 +108,7 @@ class _Worker:
     def send(self, op: str, args: dict, timeout: float) -> int:
         self.next_id += 1
         rid = self.next_id
+        timeout = min(timeout, MAX_REQUEST_S)  # no limit from the caller still means a finite one here
         data = json.dumps({"id": rid, "op": op, "args": args, "timeout": timeout}).encode() + b"\n"
         try:
             self.proc.stdin.write(data)

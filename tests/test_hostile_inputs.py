@@ -1,0 +1,127 @@
+"""Model output and node files are untrusted: any str returns a result, deterministically, within
+the time budget -- on the main thread, off it (TRL's async rewards) and in worker processes."""
+
+import multiprocessing as mp
+import threading
+import time
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from consensus_metrics import match_nodes, score_batch, score_trajectory, warmup
+from consensus_metrics.normalize import canonical_key
+
+NODES = ["x = 3", "12", "2x + 1 = 7", {"id": "e", "text": "(2s-5)(2s+9)", "kind": "expression"}]
+#: Slack over the budget for process scheduling on a loaded 2-core machine.
+SLACK_S = 0.75
+
+HOSTILE = {
+    "empty": "",
+    "exponent tower": "so the answer is $\\boxed{9^{9^{9^{9^{9}}}}}$",
+    "huge factorial": "answer \\boxed{100000!} and \\boxed{(10^{100})!}",
+    "megabytes": "x = 12, " * 300_000,
+    "deep braces": "{" * 100_000 + "x=3" + "}" * 100_000,
+    "deep frac": "\\frac{" * 20_000 + "1",
+    "deep sqrt": "\\sqrt{" * 20_000 + "2" + "}" * 20_000,
+    "control characters": "\x00\x01\x02 x = 3 \x1b[31m \x7f \\boxed{3}",
+    "lone surrogates": "x = 3 \ud800\udfff\udc00 \\boxed{3}",
+    "thousands of numbers": " ".join(str(i) for i in range(100_000)),
+    "many equations": "\n".join(f"x = {i}" for i in range(50_000)),
+    "unbalanced": "\\left( \\frac{1}{ \\sqrt[ x^{ _ ^ \\boxed{",
+    "null think": "<think>" * 1000,
+    "latex soup": "\\begin{align*}" + "&= \\frac{\\partial}{\\partial x} \\\\ " * 5000,
+}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _warm():
+    warmup()  # the one-time worker start-up is not part of any call's budget
+
+
+@pytest.mark.parametrize("name", list(HOSTILE))
+def test_hostile_text_returns_in_budget(name):
+    text = HOSTILE[name]
+    t0 = time.monotonic()
+    s = score_trajectory(text, NODES, "3", budget_s=1.0)
+    assert time.monotonic() - t0 < 1.0 + SLACK_S
+    assert s["acc"] in (0, 1) and 0.0 <= s["ncr"] <= 1.0
+    warmup()
+
+
+def test_hostile_answers_do_not_hang_math_verify():
+    t0 = time.monotonic()
+    s = score_trajectory(HOSTILE["exponent tower"], [], "5", budget_s=0.5)
+    assert time.monotonic() - t0 < 0.5 + SLACK_S and s["acc"] == 0
+
+
+def _score_in_thread(text, out):
+    warmup()
+    t0 = time.monotonic()
+    out["score"] = score_trajectory(text, NODES, "3", budget_s=1.0)
+    out["elapsed"] = time.monotonic() - t0
+
+
+@pytest.mark.parametrize("name", ["exponent tower", "megabytes", "many equations"])
+def test_budget_holds_off_the_main_thread(name):
+    out = {}
+    th = threading.Thread(target=_score_in_thread, args=(HOSTILE[name], out))
+    th.start()
+    th.join(60)
+    assert not th.is_alive()
+    assert out["elapsed"] < 1.0 + SLACK_S and out["score"]["timed_out"]
+
+
+def test_budget_holds_in_worker_processes():
+    texts = [HOSTILE["exponent tower"], HOSTILE["megabytes"], "x = 3 so \\boxed{3}"]
+    t0 = time.monotonic()
+    rows = score_batch(texts, [NODES] * 3, ["3"] * 3, workers=2, budget_s=1.0)
+    # worker start-up (spawn + sandbox) is paid once per worker; the scoring itself is bounded
+    assert time.monotonic() - t0 < 30
+    assert rows[0]["timed_out"] and rows[1]["timed_out"]
+    assert rows[2]["acc"] == 1 and rows[2]["ncr"] == 0.25 and not rows[2]["timed_out"]
+
+
+def test_budget_in_a_daemon_process():
+    ctx = mp.get_context("spawn")
+    with ctx.Pool(1) as pool:  # pool workers are daemonic: the sandbox must still start
+        row = pool.apply(score_trajectory, (HOSTILE["exponent tower"], NODES, "3"), {"budget_s": 1.0})
+    assert row["timed_out"] and row["acc"] == 0
+
+
+PIECES = list("0123456789xyzab+-*/^_=(){}[]<>.,;:!|$ \n\\") + [
+    "\\frac", "\\sqrt", "\\cdot", "\\times", "\\left(", "\\right)", "\\text{", "\\boxed{", "²", "−", "π",
+    "</think>", "<think>", "1,000", "\\pmod{", "\\equiv", "\\\\", "&=", "0.75", "\\dfrac12",
+]
+math_text = st.lists(st.sampled_from(PIECES), max_size=120).map("".join)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=math_text, node=math_text)
+def test_property_matching_never_crashes_and_is_deterministic(text, node):
+    nodes = [node] if node.strip() else ["x = 3"]
+    t0 = time.monotonic()
+    first = match_nodes(text, nodes, budget_s=1.0, symbolic=False)
+    second = match_nodes(text, nodes, budget_s=1.0, symbolic=False)
+    assert time.monotonic() - t0 < 2 * (1.0 + SLACK_S)
+    assert first == second
+    for m in first:
+        if m.covered:
+            assert 0 <= m.start <= m.end <= len(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(max_size=300))
+def test_property_any_unicode_tokenises(text):
+    assert canonical_key(text) == canonical_key(text)
+    match_nodes(text, ["x = 3", "12"], budget_s=1.0, symbolic=False)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=math_text)
+def test_property_scoring_is_bounded_and_well_formed(text):
+    t0 = time.monotonic()
+    s = score_trajectory(text, NODES, "3", budget_s=1.0)
+    assert time.monotonic() - t0 < 1.0 + SLACK_S + 1.5  # + a possible worker restart after a kill
+    assert s["acc"] in (0, 1) and 0 <= s["ncr"] <= 1
+    assert s["tpn"] is None or s["tpn"] > 0

@@ -1,0 +1,90 @@
+"""Equation and expression nodes: sides in either order, chains, commutativity, the bounded
+symbolic fallback, and near-misses that must not match (SPEC §3 rule 3)."""
+
+from consensus_metrics import match_nodes, relation_chains
+
+
+def via(text, form, symbolic=True):
+    m = match_nodes(text, [form], symbolic=symbolic)[0]
+    return m.via if m.covered else None
+
+
+AIME_2024_1 = (
+    "Subtracting the second equation from the first, we get, $\\frac{9}{s} - \\frac{9}{s+2} = 1.6$\n"
+    "Multiplying by $(s)(s+2)$, we get $9s+18-9s=18=1.6s^{2} + 3.2s$\n"
+    "Multiplying by 5/2 on both sides, we get $0 = 4s^{2} + 8s - 45$\n"
+    "Factoring gives us $(2s-5)(2s+9) = 0$, of which the solution we want is $s=2.5$.\n"
+    "Substituting this back to the first equation, we can find that $t = 0.4$ hours."
+)
+
+
+def test_equation_side_order_and_formats():
+    assert via(AIME_2024_1, "4s^2 + 8s - 45 = 0") == "relation"
+    assert via(AIME_2024_1, "s = \\frac{5}{2}") == "relation"
+    assert via(AIME_2024_1, "\\frac{9}{s} - \\frac{9}{s+2} = \\frac{8}{5}") == "relation"
+    assert via(AIME_2024_1, "(2s-5)(2s+9)=0") == "relation"
+
+
+def test_chained_equalities():
+    assert via(AIME_2024_1, "18 = 1.6s^2 + 3.2s") == "relation"
+    assert via(AIME_2024_1, "9s + 18 - 9s = 1.6s^{2} + 3.2s") == "relation"
+    assert via("so $t = 144 - 48(2.5) = 24$ minutes", "t = 24") == "relation"
+
+
+def test_equation_near_misses():
+    assert via("we get $3t = 24$", "t = 24") is None
+    assert via("so $t = 240$", "t = 24") is None
+    assert via("so $t = 24 + 1$", "t = 24") is None
+    assert via("we get $2x = 10$", "x = 5") is None  # not yet concluded
+    assert via("$t < 24$", "t = 24") is None
+
+
+def test_commutative_sides():
+    assert via("She makes 2 \\times 9 = 18 dollars", "9 * 2 = 18") == "relation"
+    assert via("so $8s + 4s^2 - 45 = 0$", "4s^2+8s-45=0") == "relation"
+    assert via("we find $(2s+9)(2s-5)$", "(2s-5)(2s+9)") == "commutative"
+    # 1 - x is not x - 1 term by term; as equations they are the same statement (symbolic step)
+    assert via("hence $1 - x = 0$", "x - 1 = 0", symbolic=False) is None
+    assert via("hence $1 - x = 0$", "x - 1 = 0") == "symbolic"
+
+
+def test_expression_boundaries():
+    assert via("we need $(x+1)^2$", "x+1", symbolic=False) == "tokens"
+    assert via("we have $2x + 1 = 7$", "x+1", symbolic=False) is None
+    assert via("we have $5 - x + 1$", "x+1", symbolic=False) is None
+    assert via("the term $2^{x+1}$", "x+1", symbolic=False) == "tokens"
+    assert via("the term $x+1$ divides", "x+1", symbolic=False) == "tokens"
+
+
+def test_symbolic_fallback_rearrangements():
+    assert via("we get $4s^2 - 45 = -8s$", "4s^2+8s-45=0") == "symbolic"
+    assert via("hence $x - 5 = 0$", "x = 5") == "symbolic"
+    assert via("hence $x - 5 = 0$", "x = 5", symbolic=False) is None
+
+
+def test_symbolic_never_confuses_factored_and_expanded():
+    assert via("expanding gives $4s^2+8s-45$", "(2s-5)(2s+9)") is None
+    assert via("so $x = 5$", "2x = 10") is None  # a rescaling is not a rearrangement
+
+
+def test_congruence_nodes():
+    text = "Since $9b + 7 \\equiv 0 \\pmod{b+7}$ and $9b+7 = 9(b+7) - 56$, we need $b+7 \\mid 56$."
+    assert via(text, "9b+7 \\equiv 0 \\pmod{b+7}") == "relation"
+    assert via(text, "b + 7 \\mid 56") == "relation"
+    assert via(text, "b+7 \\mid 57") is None
+
+
+def test_align_environment_continuation():
+    text = "\\begin{align*}\nA &= 16 - 3 - 4 \\\\\n&= 9\n\\end{align*}"
+    assert via(text, "A = 9") == "relation"
+
+
+def test_relation_chains_expose_sides():
+    chains = relation_chains("So $x + 1 = 5$, hence x = 4.")
+    assert [[s.text for s in c.sides] for c in chains] == [["x + 1", "5"], ["x", "4"]]
+
+
+def test_earliest_match_is_reported():
+    text = "First $x = 4$. Later again $x=4$."
+    m = match_nodes(text, ["x = 4"])[0]
+    assert text[m.start:m.end] == "x = 4" and m.start == 7

@@ -1,0 +1,70 @@
+"""Value nodes: exact rationals with number boundaries (SPEC §3 rule 2)."""
+
+import pytest
+
+from consensus_metrics import match_nodes
+
+
+def covered(text, form):
+    return match_nodes(text, [form], symbolic=False)[0].covered
+
+
+@pytest.mark.parametrize("text", [
+    "Janet has 24 eggs left.",
+    "So the total is $24$.",
+    "Multiplying, $2 \\times 24 = 48$.",
+    "The remainder is 24, which we carry.",
+    "\\boxed{24}",
+    "24 + 6 = 30",
+    "We get $x = 24$.",
+])
+def test_value_found(text):
+    assert covered(text, "24")
+
+
+@pytest.mark.parametrize("text", [
+    "There are 124 pages.",      # digits of a longer number
+    "The rate is 2.4 per hour.",  # decimal
+    "He paid 240 dollars.",
+    "Let $x_{24}$ be the last term.",
+    "Let x_24 be the last term.",
+    "So $y = -24$.",              # a different number
+    "Compute $24^2 = 576$.",      # the base of a power is not the value
+    "There are $24!$ orders.",
+    "It equals $\\sqrt{24}$.",
+    "The coefficient: $24x + 1$.",
+    "The probability is $1/24$.",  # a reduced fraction is one number
+    "Write $2^{24}$.",
+    "The numeral $17_{24}$ equals 31.",
+    "Total: 1,024 bytes.",
+])
+def test_value_not_found_in_near_misses(text):
+    assert not covered(text, "24")
+
+
+@pytest.mark.parametrize("text", ["so $s = 2.5$", "s = 5/2", "s=\\frac{5}{2}", "s = 2.50 km/h", "s = \\dfrac52", "s = 2\\frac{1}{2}"])
+def test_rational_value_all_formats(text):
+    assert covered(text, "2.5")
+    assert covered(text, "\\frac{5}{2}")
+
+
+def test_decimal_vs_fraction_exact():
+    assert covered("the ratio is 0.75", "3/4")
+    assert not covered("the ratio is 0.76", "3/4")
+    assert not covered("the ratio is 0.7", "3/4")
+
+
+def test_negative_value_nodes_need_unary_minus():
+    assert covered("so $x = -3$", "-3")
+    assert not covered("so $5 - 3 = 2$", "-3")
+
+
+def test_thousands_separator_in_text():
+    assert covered("The house cost 80,000 + 50,000 = $130,000 in total.", "130000")
+    assert covered("The house cost 80,000 + 50,000 = $130,000 in total.", "130,000")
+
+
+def test_percent_and_units_do_not_block():
+    assert covered("It grew by 150%.", "150")
+    assert covered("The angle is 90°.", "90")
+    assert covered("She walks 12 km.", "12")

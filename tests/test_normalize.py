@@ -1,0 +1,98 @@
+"""Normalisation rules of SPEC §3 rule 1, one test per rule, on real-looking solution text."""
+
+import pytest
+
+from consensus_metrics import canonical_key
+
+
+def same(*forms):
+    keys = {canonical_key(f) for f in forms}
+    assert len(keys) == 1, keys
+
+
+def differ(a, b):
+    assert canonical_key(a) != canonical_key(b), (a, b)
+
+
+def test_multiplication_signs_and_juxtaposition():
+    same("2 \\times 9 = 18", "2 \\cdot 9 = 18", "2 × 9 = 18", "2 · 9 = 18", "2 * 9 = 18", "2 \\ast 9 = 18")
+    same("2x", "2 \\cdot x", "2*x", "2 \\times x")
+    same("(x+1)(x-1)", "(x+1)\\cdot(x-1)", "(x+1) \\times (x-1)")
+    same("2\\sqrt{3}", "2 \\cdot \\sqrt{3}", "2√3")
+    same("3 x 4 = 12", "3 \\times 4 = 12")  # 'x' between numbers in plain text is 'times'
+
+
+def test_fraction_formats():
+    same("\\frac{3}{4}", "\\dfrac{3}{4}", "\\tfrac{3}{4}", "\\frac34", "3/4", "0.75", ".75", "0.750")
+    same("\\frac{x+1}{2}", "(x+1)/2", "\\dfrac{x + 1}{2}")
+    same("\\frac ab", "a/b")
+    same("2\\frac{1}{2}", "5/2", "2.5")  # a mixed number
+
+
+def test_unreduced_fraction_is_a_division_not_a_number():
+    differ("6/8", "3/4")
+    differ("18/2", "9")
+
+
+def test_powers():
+    same("x^{2}", "x^2", "x²", "x**2")
+    same("4s^{2} + 8s - 45", "4s² + 8s − 45", "4*s**2+8*s-45")
+    same("2^{10}", "2^10", "2**10")
+    differ("x^{2}", "x_{2}")
+
+
+def test_roots():
+    same("\\sqrt{2}", "\\sqrt2", "√2", "sqrt(2)", "\\sqrt{ 2 }")
+    same("\\sqrt{x+1}", "√(x+1)")
+    differ("\\sqrt[3]{8}", "\\sqrt{8}")
+
+
+def test_minus_signs_and_unary_minus():
+    same("5 - 3", "5 − 3", "5 – 3")
+    same("x = -3", "x = −3", "x=-3")
+    differ("-3", "3")
+
+
+def test_spacing_and_latex_wrappers():
+    same("\\left( x + 1 \\right)^{2}", "(x+1)^2", "\\big(x+1\\big)^2")
+    same("$x = 5$", "\\(x = 5\\)", "\\[x = 5\\]", "x=5", "x \\! = \\, 5")
+    same("\\boxed{204}", "204", "\\text{204}", "\\mathbf{204}")
+    same("t = 0.4 \\text{ hours}", "t = 0.4 hours")
+
+
+def test_thousands_separators():
+    same("1,000", "1000", "1{,}000", "1\\,000")
+    same("120,000", "120000")
+    differ("1,2", "12")  # a list, not a thousands separator
+
+
+def test_degree_signs_and_currency():
+    same("90^\\circ", "90°", "90^{\\circ}", "90")
+    same("\\$18", "$18", "18")
+    same("50\\%", "50%")
+
+
+def test_variable_notation():
+    same("x_1 + x_2", "x_{1} + x_{2}", "x1 + x2")
+    same("a_{n+1}", "a_{n + 1}")
+    differ("x_1", "x_{12}")
+
+
+def test_greek_letters_and_relations():
+    same("\\pi r^2", "π r^2", "πr^2")
+    same("x \\le 5", "x ≤ 5", "x <= 5", "x \\leq 5")
+    same("a \\neq b", "a ≠ b", "a != b")
+
+
+def test_base_notation_is_not_a_plain_number():
+    differ("17_b", "17")
+    assert canonical_key("17_{b}") == canonical_key("17_b")
+
+
+def test_congruences():
+    same("9b+7 \\equiv 0 \\pmod{b+7}", "9b+7 ≡ 0 (mod b+7)", "9b + 7 \\equiv 0 \\pmod{b + 7}")
+
+
+@pytest.mark.parametrize("text", ["", " ", "\\", "{", "}", "$$", "\\frac", "\\sqrt", "^", "_", "\\left(", "x^", "\\frac{1}"])
+def test_degenerate_inputs_tokenise(text):
+    canonical_key(text)
