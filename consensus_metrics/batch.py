@@ -22,9 +22,44 @@ _worker_state: dict = {}
 
 
 def _init_worker(tokenizer, budget_s, symbolic):
+    from .sandbox import warmup
+
     _worker_state["counter"] = TokenCounter(tokenizer)
     _worker_state["budget_s"] = budget_s
     _worker_state["symbolic"] = symbolic
+    warmup()
+
+
+class ScoringPool:
+    """A persistent pool of scoring processes (each with its sandbox), for repeated batches.
+
+    >>> with ScoringPool(workers=2) as pool:                    # doctest: +SKIP
+    ...     rows = pool.score(texts, nodes_list, answers)
+    """
+
+    def __init__(self, workers: int = 2, tokenizer=None, budget_s: float | None = DEFAULT_BUDGET_S, symbolic: bool = True):
+        if isinstance(tokenizer, str):
+            from .tokens import load_tokenizer
+
+            tokenizer = load_tokenizer(tokenizer)
+        self._pool = mp.get_context("spawn").Pool(workers, initializer=_init_worker, initargs=(tokenizer, budget_s, symbolic))
+
+    def imap(self, items, chunksize: int = 8):
+        """Scores of ``(text, nodes, answer)`` items, in order, as they complete."""
+        return self._pool.imap(_score_one, items, chunksize=max(1, chunksize))
+
+    def score(self, texts, nodes_list, answers, chunksize: int = 8) -> list[dict]:
+        return list(self.imap(zip(texts, nodes_list, answers), chunksize))
+
+    def close(self):
+        self._pool.terminate()
+        self._pool.join()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
 
 
 def _score_one(item):
@@ -50,13 +85,8 @@ def iter_score_batch(items, total: int | None = None, tokenizer=None, workers=No
                 if bar:
                     bar.update(1)
             return
-        if isinstance(tokenizer, str):
-            from .tokens import load_tokenizer
-
-            tokenizer = load_tokenizer(tokenizer)
-        ctx = mp.get_context("spawn")
-        with ctx.Pool(workers, initializer=_init_worker, initargs=(tokenizer, budget_s, symbolic)) as pool:
-            for row in pool.imap(_score_one, items, chunksize=max(1, chunksize)):
+        with ScoringPool(workers, tokenizer, budget_s, symbolic) as pool:
+            for row in pool.imap(items, chunksize):
                 yield row
                 if bar:
                     bar.update(1)

@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .budget import NO_DEADLINE, BudgetExceeded, Deadline
 from .nodes import Node, coerce_nodes
@@ -54,84 +55,92 @@ _EQUALITY = {"=", "≡"}
 _FLIP = {"<": ">", ">": "<", "≤": "≥", "≥": "≤", "=": "=", "≡": "≡", "≠": "≠", "≈": "≈"}
 
 
-_CONTINUATION_RE = re.compile(r"[ \t&]*(?:=|<|>|≤|≥|≡|\\le|\\ge|\\equiv|\\approx|\\neq)")
+# A segment ends after a sentence end (". ", "? ", "! ") or at a line break, unless the next line
+# continues a relation chain ("&= 9" in align). Chains and token sequences never cross either.
+_SEGMENT_END_RE = re.compile(r"(?<=[.!?])[ \t]+(?=\S)|\n(?![ \t&]*(?:=|<|>|≤|≥|≡|\\le|\\ge|\\equiv|\\approx|\\neq))")
 
 
-def _line_starts(text: str) -> list[int]:
-    starts = [0]
-    find = text.find
-    at = find("\n")
-    while at >= 0:
-        starts.append(at + 1)
-        at = find("\n", at + 1)
-    return starts
+def segments(text: str) -> list[int]:
+    """Start offsets of the sentences/lines of ``text`` (see :data:`_SEGMENT_END_RE`)."""
+    return [0] + [m.end() for m in _SEGMENT_END_RE.finditer(text)]
+
+
+def _anchor_segments(text: str, lowered: str | None, groups, starts, ends, deadline: Deadline) -> list[int]:
+    """Indices of the segments holding every anchor group of one form (ascending)."""
+    if not groups:
+        return list(range(len(starts)))
+    first = groups[0]
+    hay = text
+    if any(alt[0] == "~" for alt in first):  # word anchors are case-insensitive
+        if lowered is None or len(lowered) != len(text):
+            return list(range(len(starts)))
+        hay = lowered
+    hit: set[int] = set()
+    for alt in first:
+        needle = alt[1:] if alt[0] == "~" else alt
+        at = hay.find(needle)
+        steps = 0
+        while at >= 0:
+            steps += 1
+            if not steps & 1023:
+                deadline.check()
+            k = bisect_right(starts, at) - 1
+            hit.add(k)
+            at = hay.find(needle, ends[k])  # the rest of this segment is already counted
+    if len(groups) == 1:
+        return sorted(hit)
+    return sorted(k for k in hit if text_may_contain(text[starts[k]:ends[k]], groups[1:]))
+
+
+def plan_segments(text: str, forms, deadline: Deadline = NO_DEADLINE):
+    """Where each form can occur: ``(starts, ends, {segment index: [form indices]})``.
+
+    Segments are the sentences/lines of the text (:func:`segments`); a form is a candidate in a
+    segment only if all its anchor groups occur there (:mod:`consensus_metrics.anchors`).
+    """
+    starts = segments(text)
+    ends = starts[1:] + [len(text)]
+    plan: dict[int, list[int]] = {}
+    lowered = None
+    by_groups: dict[tuple, list[int]] = {}
+    for f, form in enumerate(forms):
+        by_groups.setdefault(form_anchors(form), []).append(f)
+    for groups, form_ids in by_groups.items():
+        if any(alt[0] == "~" for g in groups for alt in g) and lowered is None:
+            lowered = text.lower()
+        if not text_may_contain(text, groups, lowered):
+            continue
+        for k in _anchor_segments(text, lowered, groups, starts, ends, deadline):
+            plan.setdefault(k, []).extend(form_ids)
+        deadline.check()
+    return starts, ends, plan
 
 
 def relevant_windows(text: str, forms, deadline: Deadline = NO_DEADLINE) -> list[tuple[int, int]]:
-    """The regions of ``text`` that can hold a match of one of ``forms``, as ``(start, end)``.
+    """The segments of ``text`` (sentences or lines, see :func:`segments`) that can hold a match
+    of one of ``forms``: those holding all anchor groups of some form.
 
-    A region is a line holding every anchor group of some form (found from occurrences of the
-    form's most selective anchor), extended over neighbouring lines that continue a relation
-    chain (``&= ...`` in ``align``) or that the relation continues onto; overlapping or touching
-    regions merge. Matches never span two lines unless a relation continues across them.
+    Relation chains and token sequences never cross a sentence end or a line break (a line that
+    continues a relation chain, ``&= ...``, belongs to the previous segment), so matching these
+    segments one by one equals matching the whole text.
     """
-    groups = [g for g in dict.fromkeys(form_anchors(f) for f in forms)]
-    live = [g for g in groups if text_may_contain(text, g)]
-    if not live:
-        return []
-    if "\n" not in text or any(not g for g in live):  # one line, or a form without anchors
-        return [(0, len(text))]
-    starts = _line_starts(text)
-    n_lines = len(starts)
-    chosen: set[int] = set()
-    for g in live:
-        lines: set[int] = set()
-        for alt in g[0]:
-            if alt[0] == "~":  # a word anchor: this form needs case-insensitive search
-                return [(0, len(text))]
-            at = text.find(alt)
-            steps = 0
-            while at >= 0:
-                steps += 1
-                if not steps & 1023:
-                    deadline.check()
-                lines.add(bisect_right(starts, at) - 1)
-                at = text.find(alt, at + 1)
-        for line in lines:
-            deadline.check()
-            if line in chosen:
-                continue
-            lo = line
-            while lo > 0 and _CONTINUATION_RE.match(text, starts[lo]):
-                lo -= 1
-            hi = line
-            while hi + 1 < n_lines and _CONTINUATION_RE.match(text, starts[hi + 1]):
-                hi += 1
-            a, b = starts[lo], (starts[hi + 1] - 1 if hi + 1 < n_lines else len(text))
-            if len(g) == 1 or text_may_contain(text[a:b], g[1:]):
-                chosen.update(range(lo, hi + 1))
-    windows: list[tuple[int, int]] = []
-    for line in sorted(chosen):
-        a = starts[line]
-        b = starts[line + 1] - 1 if line + 1 < n_lines else len(text)
-        if windows and windows[-1][1] >= a - 1:
-            windows[-1] = (windows[-1][0], b)
-        else:
-            windows.append((a, b))
-    return windows
+    starts, ends, plan = plan_segments(text, forms, deadline)
+    return [(starts[k], ends[k]) for k in sorted(plan)]
 
 
 class TextIndex:
-    """Canonical tokens of one trajectory plus the lookup structures matching needs (built once).
+    """Canonical tokens of a text (or of some of its segments) plus the lookup structures
+    matching needs, built once.
 
-    With ``forms``, only the lines that can hold one of them are tokenised
-    (:func:`relevant_windows`, :mod:`consensus_metrics.anchors`); without, the whole text.
+    With ``forms``, only the segments that can hold one of them are tokenised
+    (:func:`relevant_windows`); with ``windows``, those regions; otherwise the whole text.
     """
 
-    def __init__(self, text: str, deadline: Deadline = NO_DEADLINE, forms=None):
+    def __init__(self, text: str, deadline: Deadline = NO_DEADLINE, forms=None, windows=None):
         self.text = text
         self.deadline = deadline
-        windows = [(0, len(text))] if forms is None else relevant_windows(text, forms, deadline)
+        if windows is None:
+            windows = [(0, len(text))] if forms is None else relevant_windows(text, forms, deadline)
         self.toks: Tokens = tokenize_windows(text, windows, deadline)
         keys = self.toks.keys
         self.joined = SEP + SEP.join(keys) + SEP
@@ -143,7 +152,8 @@ class TextIndex:
         self.token_at = pos
         self._chains: list[Chain] | None = None
         self._sides: dict[str, list[tuple[int, int]]] | None = None
-        self._comm_sides: dict[str, list[tuple[int, int]]] | None = None
+        self._by_length: dict[int, list[tuple[int, int]]] | None = None
+        self._comm_cache: dict[tuple[int, int], str] = {}
 
     @property
     def chains(self) -> list[Chain]:
@@ -163,19 +173,27 @@ class TextIndex:
             self._sides = index
         return self._sides
 
+    def _comm_key_of(self, c: int, s: int) -> str:
+        """Commutative key of one text side (computed once, on demand)."""
+        key = self._comm_cache.get((c, s))
+        if key is None:
+            side = self.chains[c].sides[s]
+            self.deadline.check()
+            key = commutative_key(self.toks.keys[side.lo:side.hi], self.toks.kinds[side.lo:side.hi])
+            self._comm_cache[(c, s)] = key
+        return key
+
     @property
-    def comm_sides(self) -> dict[str, list[tuple[int, int]]]:
-        """Commutative side keys -> [(chain index, side index)] (built on first use)."""
-        if self._comm_sides is None:
-            index: dict[str, list[tuple[int, int]]] = {}
-            keys, kinds = self.toks.keys, self.toks.kinds
+    def sides_by_length(self) -> dict[int, list[tuple[int, int]]]:
+        """Token count -> [(chain index, side index)]."""
+        if self._by_length is None:
+            index: dict[int, list[tuple[int, int]]] = {}
             for c, chain in enumerate(self.chains):
                 for s, side in enumerate(chain.sides):
                     if side.key:
-                        self.deadline.check()
-                        index.setdefault(commutative_key(keys[side.lo:side.hi], kinds[side.lo:side.hi]), []).append((c, s))
-            self._comm_sides = index
-        return self._comm_sides
+                        index.setdefault(side.hi - side.lo, []).append((c, s))
+            self._by_length = index
+        return self._by_length
 
     # ------------------------------------------------------------------ sequences
     def find_sequence(self, keys: tuple[str, ...], kinds: tuple[int, ...]) -> tuple[int, int] | None:
@@ -221,10 +239,14 @@ class TextIndex:
     def side_candidates(self, keys, kinds, commutative: bool = False) -> list[tuple[int, int]]:
         """Chain sides equal to ``keys`` (exactly, or with ``commutative`` up to term/factor order)."""
         found = list(self.sides.get(SEP.join(keys), ()))
-        if commutative:
-            for hit in self.comm_sides.get(commutative_key(keys, kinds), ()):
-                if hit not in found:
-                    found.append(hit)
+        if commutative and len(keys) > 2:
+            # reordering terms keeps the token count, up to a leading minus sign (-x+1 ~ 1-x)
+            want = _form_commutative_key(tuple(keys), tuple(kinds))
+            by_length = self.sides_by_length
+            for n in (len(keys) - 1, len(keys), len(keys) + 1):
+                for hit in by_length.get(n, ()):
+                    if hit not in found and self._comm_key_of(*hit) == want:
+                        found.append(hit)
         return found
 
     def find_relation(self, sides, rels) -> tuple[int, int] | None:
@@ -297,39 +319,126 @@ def match_form(index: TextIndex, form: str, symbolic=None) -> tuple[int, int, st
     return None
 
 
+@lru_cache(maxsize=65536)
+def _form_commutative_key(keys: tuple, kinds: tuple) -> str:
+    return commutative_key(keys, kinds)
+
+
+@lru_cache(maxsize=65536)
+def _form_meaning(form: str) -> str:
+    """Forms equal under SPEC §3 share this key (side order of an equation does not count)."""
+    sides, rels = split_relation(form)
+    keys = [SEP.join(k) for k, _ in sides]
+    if rels and all(r in _EQUALITY for r in rels) and len(set(rels)) == 1:
+        keys.sort()
+    return "\x02".join(keys) + "\x03" + "".join(rels)
+
+
+def distinct_forms(forms) -> list[str]:
+    """The forms that differ after canonicalisation (``1/2`` and ``0.5`` are one form)."""
+    seen, out = set(), []
+    for form in forms:
+        meaning = _form_meaning(form)
+        if meaning not in seen:
+            seen.add(meaning)
+            out.append(form)
+    return out
+
+
 def match_nodes_in(index: TextIndex, nodes: list[Node], symbolic=None, results: list | None = None,
                    before_symbolic=None) -> list[NodeMatch]:
-    """Match validated nodes against a prepared :class:`TextIndex`, filling ``results``.
+    """Match validated nodes against one prepared :class:`TextIndex`, filling ``results``.
 
     Two passes: the cheap token/relation rules for every node, then (if ``symbolic``) the
     symbolic fallback for the nodes still uncovered; ``before_symbolic()`` is called between
-    them. Raises :class:`BudgetExceeded` past the deadline; ``results`` then holds the nodes
-    decided so far.
+    them. Raises :class:`BudgetExceeded` past the deadline.
     """
     results = [] if results is None else results
     for node in nodes:
-        best = None
-        for form in node.forms:
-            hit = match_form(index, form, None)
-            if hit is not None and (best is None or (hit[1], hit[0]) < (best[0][1], best[0][0])):
-                best = (hit, form)
-        if best is None:
-            results.append(NodeMatch(node.id, False))
-        else:
-            (start, end, via), form = best
-            results.append(NodeMatch(node.id, True, start, end, form, via))
+        best = _best_in(index, distinct_forms(node.forms), None)
+        results.append(_as_match(node, best))
     if before_symbolic is not None:
         before_symbolic()
-    if symbolic is None:
-        return results
-    for k, node in enumerate(nodes):
-        if results[k].covered or node.kind not in ("equation", "expression"):
-            continue
-        for form in node.forms:
-            hit = match_form(index, form, symbolic)
-            if hit is not None:
-                results[k] = NodeMatch(node.id, True, hit[0], hit[1], form, hit[2])
+    if symbolic is not None:
+        for k, node in enumerate(nodes):
+            if not results[k].covered and node.kind in ("equation", "expression"):
+                results[k] = _as_match(node, _best_in(index, distinct_forms(node.forms), symbolic, first=True))
+    return results
+
+
+def _best_in(index: TextIndex, forms, symbolic, first: bool = False):
+    """Earliest (by end, then start) match of any of ``forms``: ((start, end, via), form) or None."""
+    best = None
+    for form in forms:
+        hit = match_form(index, form, symbolic)
+        if hit is not None and (best is None or (hit[1], hit[0]) < (best[0][1], best[0][0])):
+            best = (hit, form)
+            if first:
                 break
+    return best
+
+
+def _as_match(node: Node, best) -> NodeMatch:
+    if best is None:
+        return NodeMatch(node.id, False)
+    (start, end, via), form = best
+    return NodeMatch(node.id, True, start, end, form, via)
+
+
+def match_text(text: str, nodes: list[Node], deadline: Deadline, symbolic=None, before_symbolic=None,
+               results: list | None = None) -> list[NodeMatch]:
+    """Match validated nodes against ``text`` segment by segment, in text order.
+
+    Only segments where some uncovered node's anchors occur are tokenised; a node is settled by
+    the first segment holding one of its forms (that is its earliest match: segments are
+    disjoint and ordered), and the scan stops once every node is covered. The symbolic fallback
+    then looks at the segments of the nodes still uncovered. ``results`` is filled in place, so
+    a caller catching :class:`BudgetExceeded` sees the nodes settled so far.
+    """
+    node_forms = [distinct_forms(node.forms) for node in nodes]
+    flat = [(n, form) for n, forms in enumerate(node_forms) for form in forms]
+    starts, ends, plan = plan_segments(text, [form for _, form in flat], deadline)
+    found: list = [None] * len(nodes)
+    results = [] if results is None else results
+    results.extend(NodeMatch(node.id, False) for node in nodes)
+    open_nodes = len(nodes)
+    seen: dict[int, TextIndex] = {}
+    for k in sorted(plan):
+        if not open_nodes:
+            break
+        pending: dict[int, list[str]] = {}
+        for f in plan[k]:
+            n, form = flat[f]
+            if found[n] is None:
+                pending.setdefault(n, []).append(form)
+        if not pending:
+            continue
+        index = TextIndex(text, deadline, windows=[(starts[k], ends[k])])
+        seen[k] = index
+        for n, forms in pending.items():
+            best = _best_in(index, forms, None)
+            if best is not None:
+                found[n] = best
+                results[n] = _as_match(nodes[n], best)
+                open_nodes -= 1
+    if before_symbolic is not None:
+        before_symbolic()
+    if symbolic is None or not open_nodes:
+        return results
+    for k in sorted(plan):
+        pending = {}
+        for f in plan[k]:
+            n, form = flat[f]
+            if found[n] is None and nodes[n].kind in ("equation", "expression"):
+                pending.setdefault(n, []).append(form)
+        if not pending:
+            continue
+        index = seen.get(k) or TextIndex(text, deadline, windows=[(starts[k], ends[k])])
+        for n, forms in pending.items():
+            best = _best_in(index, forms, symbolic, first=True)
+            if best is not None:
+                found[n] = best
+                results[n] = _as_match(nodes[n], best)
     return results
 
 
@@ -372,12 +481,17 @@ def match_nodes_ex(text: str, nodes, budget_s: float | None = 1.0, symbolic: boo
         from .symbolic import SymbolicChecker
 
         checker = SymbolicChecker(deadline)
+    called = []
+
+    def once():
+        if before_symbolic is not None and not called:
+            called.append(True)
+            before_symbolic()
+
     try:
-        index = TextIndex(text, deadline, forms=[form for node in nodes for form in node.forms])
-        match_nodes_in(index, nodes, checker, results, before_symbolic)
+        match_text(text, nodes, deadline, checker, once, results)
         return results, False
     except BudgetExceeded:
+        once()
         done = {m.node_id: m for m in results}
-        if before_symbolic is not None:
-            before_symbolic()
         return [done.get(n.id, NodeMatch(n.id, False)) for n in nodes], True

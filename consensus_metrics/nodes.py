@@ -11,8 +11,11 @@ raises ``TypeError``/``ValueError`` naming the node and the field when something
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
-from .numbers import parse_value
+from .numbers import parse_value as _parse_value
+
+parse_value = lru_cache(maxsize=65536)(_parse_value)
 
 NODE_KINDS = ("value", "equation", "expression", "proposition")
 
@@ -60,8 +63,35 @@ def _check_unit_interval(where: str, name: str, value):
     return float(value)
 
 
+_VALIDATED: dict = {}
+_VALIDATED_MAX = 100_000
+
+
 def coerce_node(raw, index: int = 0) -> Node:
-    """Validate one node (a dict in the SPEC §2 schema, a :class:`Node`, or a plain string)."""
+    """Validate one node (a dict in the SPEC §2 schema, a :class:`Node`, or a plain string).
+
+    Validated dicts are remembered by content, so the same nodes scored against many
+    completions (every RL step) are checked once.
+    """
+    if isinstance(raw, dict):
+        try:
+            key = (index if "id" not in raw else -1, raw.get("id"), raw.get("text"), raw.get("kind"),
+                   tuple(raw.get("forms") or ()), raw.get("value"), raw.get("support"), raw.get("position"))
+            hit = _VALIDATED.get(key)
+        except TypeError:  # unhashable field values: validate (and fail) the slow way
+            key = hit = None
+        if hit is not None:
+            return hit
+        node = _coerce_node(raw, index)
+        if key is not None:
+            if len(_VALIDATED) >= _VALIDATED_MAX:
+                _VALIDATED.clear()
+            _VALIDATED[key] = node
+        return node
+    return _coerce_node(raw, index)
+
+
+def _coerce_node(raw, index: int) -> Node:
     if isinstance(raw, Node):
         return raw
     if isinstance(raw, str):

@@ -52,7 +52,7 @@ _RAW_RE = re.compile(
     |(?P<cmd>\\[A-Za-z]+)
     |(?P<esc>\\.)
     |(?P<num>\d{1,3}(?:(?:,|\{,\}|\\,)\d{3})+(?:\.\d+)?(?![\d])|\d+(?:\.\d+)?|\.\d+)
-    |(?P<word>[A-Za-z]+)
+    |(?P<word>[A-Za-z]{4,}(?:[ ](?!(?:sqrt|sinh|cosh|tanh|arc[a-z]+)(?![a-z]))[a-z]{4,}(?![\w\\{(^_$]))+|[A-Za-z]+)
     |(?P<sup>[⁰¹²³⁴⁵⁶⁷⁸⁹]+)
     |(?P<op>\*\*|\.\.\.|==|:=|<=|>=|!=|[-+*/^_=<>!(){}\[\]|,;:.%$&?'])
     |(?P<other>\S)
@@ -296,8 +296,14 @@ class _Builder:
                 self.deadline.check()
             i = self.i
             typ, s, start, end, ws = raw[i]
-            # fast path for the bulk of any text: prose words
+            # fast path for the bulk of any text: prose words, and runs of long lowercase prose
+            # words (one lexeme "there must have been") that the lexer hands over together
             if typ == _WORD and len(s) >= 4 and not self.prose:
+                if " " in s:
+                    if self._prose_run(i, s, start, ws):
+                        continue
+                    typ, s, start, end, ws = raw[i]
+                    n = len(raw)
                 lw = s.lower()
                 if lw not in _WORD_FUNCTIONS and lw not in _UNITS and not (
                     i and raw[i - 1][3] == start and self._mathy(raw[i - 1])
@@ -326,6 +332,33 @@ class _Builder:
                     self._push(s, PUNCT, start, end)
                     continue
             self._one(depth)
+
+    def _prose_run(self, i: int, run: str, start: int, ws: int) -> bool:
+        """Emit a run of prose words as WORD tokens; False (after splitting it) if the first
+        word needs the general rules (a function name or unit)."""
+        words = run.split(" ")
+        first = words[0].lower()
+        if first in _WORD_FUNCTIONS or first in _UNITS:
+            pieces, at = [], start
+            for k, w in enumerate(words):
+                pieces.append((_WORD, w, at, at + len(w), ws if k == 0 else 1))
+                at += len(w) + 1
+            self.raw[i:i + 1] = pieces
+            return False
+        out = self.out
+        at = start
+        for k, w in enumerate(words):
+            out.keys.append("~" + w.lower())
+            out.kinds.append(WORD)
+            out.starts.append(at)
+            out.ends.append(at + len(w))
+            out.spaced.append(True if k else (self.spaced or ws > 0))
+            out.breaks.append(False if k else (self.brk or ws == 2))
+            out.implicit.append(False)
+            at += len(w) + 1
+        self.spaced = self.brk = self.barrier = False
+        self.i = i + 1
+        return True
 
     def _one(self, depth: int):
         """Consume and emit one raw lexeme (plus whatever arguments it takes)."""
@@ -356,8 +389,10 @@ class _Builder:
     # ------------------------------------------------------------------ numbers and words
     def _number(self, s, start, end):
         out = self.out
-        value = parse_numeral(s)
-        key = number_key(value, s)
+        if s.isascii() and s.isdigit() and len(s) < 400:
+            key = "#" + (s.lstrip("0") or "0")
+        else:
+            key = number_key(parse_numeral(s), s)
         # x1 -> x_1 : a single-letter identifier glued to an integer is a subscripted variable.
         if (
             out.keys and not self.spaced and not self.brk and out.kinds[-1] == ID and out.ends[-1] == start
@@ -389,6 +424,14 @@ class _Builder:
         prev, nxt = self._raw_neighbour(-1), self._raw_neighbour(1)
         ws = self.raw[self.i - 1][4]
         lw = w.lower()
+        if " " in w:  # a prose run inside \text{...} (outside, _sequence handles runs)
+            at = start
+            for piece in w.split(" "):
+                self._push("~" + piece.lower(), WORD, at, at + len(piece))
+                self.spaced = True
+                at += len(piece) + 1
+            self.spaced = False
+            return
         if self.prose:
             if len(w) == 1 and self.prose < 0:
                 self._push(w, ID, start, end)
@@ -858,24 +901,41 @@ def tokenize_windows(text: str, windows, deadline: Deadline = NO_DEADLINE) -> To
     Offsets refer to ``text``; a zero-width ``¶`` separator token (a chain break) joins regions.
     """
     windows = list(windows)
-    if windows == [(0, len(text))]:
+    if windows == [(0, len(text))] and len(text) > SEGMENT_CACHE_CHARS:
         return tokenize(text, deadline)
     out = Tokens()
     for a, b in windows:
         deadline.check()
-        part = _Builder(text[a:b], deadline).run()
-        if not part.keys:
+        segment = text[a:b]
+        if len(segment) <= SEGMENT_CACHE_CHARS:
+            keys, kinds, starts, ends, spaced, breaks, implicit = _segment_tokens(segment)
+        else:
+            part = _Builder(segment, deadline).run()
+            keys, kinds, starts, ends = part.keys, part.kinds, part.starts, part.ends
+            spaced, breaks, implicit = part.spaced, part.breaks, part.implicit
+        if not keys:
             continue
         if out.keys:
             out.append("¶", PUNCT, a, a, True, True, False)
-        out.keys.extend(part.keys)
-        out.kinds.extend(part.kinds)
-        out.starts.extend(x + a for x in part.starts)
-        out.ends.extend(x + a for x in part.ends)
-        out.spaced.extend(part.spaced)
-        out.breaks.extend(part.breaks)
-        out.implicit.extend(part.implicit)
+        out.keys.extend(keys)
+        out.kinds.extend(kinds)
+        out.starts.extend([x + a for x in starts])
+        out.ends.extend([x + a for x in ends])
+        out.spaced.extend(spaced)
+        out.breaks.extend(breaks)
+        out.implicit.extend(implicit)
     return out
+
+
+#: Segments up to this length are tokenised once and cached: completions of one prompt (a GRPO
+#: group, repeated samples) share many sentences. Longer ones are tokenised under the deadline.
+SEGMENT_CACHE_CHARS = 2000
+
+
+@lru_cache(maxsize=16384)
+def _segment_tokens(segment: str) -> tuple:
+    t = _Builder(segment, NO_DEADLINE).run()
+    return tuple(t.keys), tuple(t.kinds), tuple(t.starts), tuple(t.ends), tuple(t.spaced), tuple(t.breaks), tuple(t.implicit)
 
 
 @lru_cache(maxsize=65536)

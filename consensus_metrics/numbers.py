@@ -33,6 +33,8 @@ def parse_numeral(raw: str) -> Fraction | None:
     Returns ``None`` for numerals too long to be worth exact arithmetic (more than
     :data:`MAX_DIGITS` characters); callers then compare them as opaque strings.
     """
+    if raw.isascii() and raw.isdigit():  # the common case, without building a Fraction from a string
+        return Fraction(int(raw)) if len(raw) <= MAX_DIGITS else None
     digits = raw.replace("\\,", "").replace("{,}", "").replace(",", "")
     if len(digits) > MAX_DIGITS:
         return None

@@ -19,6 +19,7 @@ associativity of ``+`` and ``*`` (:func:`commutative_key`): ``2 \cdot 9 = 18`` c
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .budget import NO_DEADLINE, Deadline
 from .normalize import CLOSE, FUNC, ID, NUM, OP, OPEN, PUNCT, REL, WORD, Tokens, tokenize, tokenize_form
@@ -219,7 +220,8 @@ def _wrapped(kinds) -> bool:
     return True
 
 
-def split_relation(form: str) -> tuple[list[tuple[tuple[str, ...], tuple[int, ...]]], list[str]]:
+@lru_cache(maxsize=65536)
+def split_relation(form: str) -> tuple[tuple[tuple[tuple[str, ...], tuple[int, ...]], ...], tuple[str, ...]]:
     """Split a node form at its depth-0 relations: ([(side keys, side kinds), ...], [rel, ...]).
 
     A form without a relation gives one side and no relations.
@@ -237,7 +239,7 @@ def split_relation(form: str) -> tuple[list[tuple[tuple[str, ...], tuple[int, ..
             rels.append(keys[k])
             lo = k + 1
     sides.append((keys[lo:], kinds[lo:]))
-    return sides, rels
+    return tuple(sides), tuple(rels)
 
 
 __all__ = ["Chain", "Side", "build_chains", "relation_chains", "commutative_key", "split_relation", "NUM", "ID", "FUNC"]

@@ -15,8 +15,12 @@ latex2sympy2_extended in the sandbox worker (never ``sympify``/``parse_expr``), 
   not ``2x = 10``: the trajectory has not concluded ``x = 5`` yet). A factored form and an
   expanded one never confirm each other: the factorisation is a step of its own.
 
-Zero-testing first evaluates the difference at random rational points (a fast, exact "no"),
-then confirms with ``sympy.simplify``. Results are cached across calls.
+Rational expressions (numbers, variables, ``+ - * /``, integer powers, factorials) are decided
+in-process by exact evaluation at three pseudo-random rational points (Schwartz-Zippel: a
+non-zero rational function of low degree vanishes at all three with negligible probability);
+only expressions with roots, functions or pi go to sympy in the sandbox, where zero-testing
+evaluates at random points first (a fast "no") and confirms with ``sympy.simplify``. Results
+are cached across calls.
 
 >>> to_latex(*__import__("consensus_metrics.normalize", fromlist=["x"]).tokenize_form("2x^{2}+\\frac{3}{4}"))
 '2\\cdot x^{2}+\\frac{3}{4}'
@@ -24,7 +28,10 @@ then confirms with ``sympy.simplify``. Results are cached across calls.
 
 from __future__ import annotations
 
+import math
+import random
 from collections import OrderedDict
+from fractions import Fraction
 
 from . import sandbox
 from .budget import Deadline
@@ -145,6 +152,135 @@ def to_latex(keys, kinds) -> str | None:
     if pending_brace or closers:
         return None
     return "".join(out)
+
+
+# ----------------------------------------------------------------------------- exact evaluation
+class _Unsupported(Exception):
+    pass
+
+
+class _Evaluator:
+    """Evaluate canonical tokens of a rational expression at a point, exactly (``Fraction``).
+
+    Grammar: sums, products, quotients, unary minus, integer powers (|exponent| <= MAX_EXPONENT),
+    factorials (<= MAX_FACTORIAL), brackets, numbers and variables. Anything else (roots,
+    functions, constants like pi) raises :class:`_Unsupported` and goes to sympy instead.
+    """
+
+    def __init__(self, keys, kinds, point: dict):
+        self.keys, self.kinds, self.point, self.i = keys, kinds, point, 0
+
+    def run(self) -> Fraction:
+        value = self.expr()
+        if self.i != len(self.keys):
+            raise _Unsupported()
+        return value
+
+    def _peek(self):
+        return self.keys[self.i] if self.i < len(self.keys) else None
+
+    def expr(self) -> Fraction:
+        value = self.term()
+        while self._peek() in ("+", "-"):
+            op = self.keys[self.i]
+            self.i += 1
+            rhs = self.term()
+            value = value + rhs if op == "+" else value - rhs
+        return value
+
+    def term(self) -> Fraction:
+        value = self.factor()
+        while self._peek() in ("*", "/"):
+            op = self.keys[self.i]
+            self.i += 1
+            rhs = self.factor()
+            if op == "*":
+                value *= rhs
+            elif rhs == 0:
+                raise ZeroDivisionError
+            else:
+                value /= rhs
+        return value
+
+    def factor(self) -> Fraction:
+        if self._peek() == "neg":
+            self.i += 1
+            return -self.factor()
+        base = self.atom()
+        while self._peek() == "!":
+            self.i += 1
+            if base.denominator != 1 or not 0 <= base <= MAX_FACTORIAL:
+                raise _Unsupported()
+            base = Fraction(math.factorial(int(base)))
+        if self._peek() == "^":
+            self.i += 1
+            exponent = self.factor()
+            if exponent.denominator != 1 or abs(exponent) > MAX_EXPONENT:
+                raise _Unsupported()
+            if base == 0 and exponent < 0:
+                raise ZeroDivisionError
+            return base ** int(exponent)
+        return base
+
+    def atom(self) -> Fraction:
+        if self.i >= len(self.keys):
+            raise _Unsupported()
+        key, kind = self.keys[self.i], self.kinds[self.i]
+        self.i += 1
+        if kind == NUM:
+            body = key[1:]
+            if not body.replace("/", "", 1).isdigit() or len(body) > 2 * MAX_NUMBER_DIGITS:
+                raise _Unsupported()
+            return Fraction(body)
+        if kind == ID:
+            if key not in self.point:
+                raise _Unsupported()
+            return self.point[key]
+        if kind == OPEN and key in "([":
+            value = self.expr()
+            if self._peek() not in (")", "]"):
+                raise _Unsupported()
+            self.i += 1
+            return value
+        raise _Unsupported()
+
+
+_PROBES = 3
+
+
+def _probe_points(names) -> list[dict]:
+    rng = random.Random("|".join(sorted(names)))  # deterministic: same variables, same points
+    return [{n: Fraction(rng.randint(10**5, 10**9), rng.randint(10**2, 10**5)) for n in names} for _ in range(_PROBES)]
+
+
+def exact_equivalent(a, b, mode: str, names) -> bool | None:
+    """Decide equivalence by exact evaluation at random rational points (Schwartz-Zippel).
+
+    ``a``/``b`` are (keys, kinds) of expressions, or of ``[L, R]`` pairs in ``eq`` mode. Returns
+    ``None`` when the tokens are outside the rational subset (roots, functions, pi).
+    """
+    zero_a = zero_b = True
+    same = opposite = True
+    try:
+        for point in _probe_points(names):
+            if mode == "expr":
+                va, vb = _Evaluator(*a, point).run(), _Evaluator(*b, point).run()
+                if va != vb:
+                    return False
+                continue
+            da = _Evaluator(*a[0], point).run() - _Evaluator(*a[1], point).run()
+            db = _Evaluator(*b[0], point).run() - _Evaluator(*b[1], point).run()
+            zero_a &= da == 0
+            zero_b &= db == 0
+            same &= da == db
+            opposite &= da == -db
+            if not (same or opposite):
+                return False
+    except (_Unsupported, ZeroDivisionError, OverflowError, RecursionError):
+        return None
+    if mode == "expr":
+        return True
+    return (same or opposite) and not zero_a and not zero_b
 
 
 # ----------------------------------------------------------------------------- sandbox side
@@ -299,16 +435,23 @@ class SymbolicChecker:
                 candidates.append(pair)
         tried = 0
         for pair in sorted(candidates, key=lambda p: p[-1].end):
+            spans = [(toks.keys[s.lo:s.hi], toks.kinds[s.lo:s.hi]) for s in pair]
             if tried >= MAX_CHECKS_PER_NODE or self.deadline.expired():
                 break
-            latex = [to_latex(toks.keys[s.lo:s.hi], toks.kinds[s.lo:s.hi]) for s in pair]
-            if any(x is None for x in latex):
-                continue
             tried += 1
+            names = node_ids
             if rels:
-                ok = self._ask("|".join(node_latex), "|".join(latex), "eq")
+                ok = exact_equivalent(list(sides), spans, "eq", names)
             else:
-                ok = self._ask(node_latex[0], latex[0], "expr")
+                ok = exact_equivalent(sides[0], spans[0], "expr", names)
+            if ok is None:  # roots, functions, pi: sympy in the sandbox decides
+                latex = [to_latex(*span) for span in spans]
+                if any(x is None for x in latex):
+                    continue
+                if rels:
+                    ok = self._ask("|".join(node_latex), "|".join(latex), "eq")
+                else:
+                    ok = self._ask(node_latex[0], latex[0], "expr")
             if ok:
                 return min(s.start for s in pair), max(s.end for s in pair)
         return None
