@@ -28,6 +28,7 @@ import argparse
 import hashlib
 import json
 import sys
+import time
 import traceback
 from pathlib import Path
 
@@ -40,7 +41,7 @@ from node_builder.llm_extractor import LLMExtractor
 from node_builder.pipeline import BuildConfig, build_record
 from node_builder.refine import RefineConfig
 from node_builder.schema import Trajectory
-from node_builder.workdir import Workdir, write_jsonl_atomic
+from node_builder.workdir import Workdir, WorkdirMismatch, code_fingerprint, write_jsonl_atomic
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 AIME25_SOLUTIONS = PACKAGE_DIR / "sources" / "aime25_solutions.md"
@@ -105,10 +106,11 @@ def run_build(benchmark: str, sources: list[str], out: Path, workdir: Path, conf
     if args is not None and getattr(args, "backend", None):
         backend_cfg = {"backend": args.backend, "model": args.model, "n": args.n,
                        "sampling": vars(_sampling(args)), "samples_only": args.samples_only}
-    settings = {"benchmark": benchmark, "sources": _source_fingerprints(sources),
-                "build": config.to_json(), "backend": backend_cfg, "limit": limit,
-                "fields": fields or {}, "builder_version": BUILDER_VERSION}
-    work = Workdir(workdir, settings)
+    inputs = {"benchmark": benchmark, "sources": _source_fingerprints(sources), "backend": backend_cfg,
+              "limit": limit, "fields": fields or {}}
+    build = {"config": config.to_json(), "builder_version": BUILDER_VERSION,
+             "code": code_fingerprint("node_builder", "consensus_metrics")}
+    work = Workdir(workdir, inputs, build)
     done = work.records.load()
     todo = [p for p in problems if p.id not in done]
     backend = extractor = None
@@ -203,10 +205,14 @@ def cmd_build_all(args) -> int:
     bad = 0
     for name in names:
         specs = shipped_sources(name, raw)
-        fingerprint = hashlib.sha256(json.dumps(
-            [_source_fingerprints(specs), config.to_json(), BUILDER_VERSION]).encode()).hexdigest()[:10]
-        workdir = Path(args.workdir_root) / f"{name}-{fingerprint}"
-        summary = run_build(name, specs, out_dir / f"{name}.jsonl", workdir, config, quiet=args.quiet)
+        workdir = Path(args.workdir_root) / name
+        try:
+            summary = run_build(name, specs, out_dir / f"{name}.jsonl", workdir, config, quiet=args.quiet)
+        except WorkdirMismatch as exc:  # the raw sources changed: keep the old dir, start a new one
+            aside = workdir.with_name(f"{name}.old-{time.strftime('%Y%m%d-%H%M%S')}")
+            workdir.rename(aside)
+            print(f"build-all: {exc}; moved it to {aside}", file=sys.stderr)
+            summary = run_build(name, specs, out_dir / f"{name}.jsonl", workdir, config, quiet=args.quiet)
         bad += summary["skipped_inputs"] + summary["skipped_problems"]
     return 1 if (args.strict and bad) else 0
 

@@ -2,6 +2,8 @@
 
 * :func:`canonical_key` — canonical string of a form (clustering candidates, number detection);
 * :func:`relation_chains` — equation chains of a text with their sides as text spans (miner);
+* :func:`order_free_key` — the key the matcher compares chain sides with, up to commutativity
+  and associativity of ``+`` and ``*`` (``67 + 51 - 1`` ~ ``51 + 67 - 1``): clustering;
 * :func:`covered` — which nodes a text covers and where, with the build's matching settings:
   no symbolic step (cheap rules only, so a node that matches here matches at evaluation time
   too, where the symbolic step can only add coverage) and a generous, explicit time budget: a
@@ -16,8 +18,8 @@ Example:
 from __future__ import annotations
 
 from consensus_metrics.matching import match_nodes_ex
-from consensus_metrics.normalize import NUM, OP, REL, canonical_key, tokenize
-from consensus_metrics.relations import relation_chains
+from consensus_metrics.normalize import NUM, OP, REL, canonical_key, tokenize, tokenize_form
+from consensus_metrics.relations import commutative_key, relation_chains
 
 #: Seconds one text may take to match all candidate nodes of a problem.
 BUDGET_S = 60.0
@@ -36,6 +38,33 @@ def covered(text: str, nodes: list[dict], budget_s: float = BUDGET_S) -> dict[st
         raise MatchBudgetExceeded(f"matching {len(nodes)} nodes against a {len(text)}-character text "
                                   f"took more than {budget_s} s")
     return {m.node_id: m.start for m in matches if m.covered}
+
+
+def order_free_key(form: str) -> str:
+    """``commutative_key`` of a side: ``order_free_key("9 \\times 2") == order_free_key("2 \\cdot 9")``."""
+    return commutative_key(*tokenize_form(form))
+
+
+def numbers_in(text: str) -> set:
+    """Every number the text writes, wherever it stands (``x^{2}``, ``\\sqrt{242}``, ``17_b``),
+    signed when a unary minus precedes it, as exact Fractions.
+
+    >>> sorted(numbers_in("Simplify $\\sqrt{242}$ and $x^2 - 0.5 = -3$"))
+    [Fraction(-3, 1), Fraction(1, 2), Fraction(2, 1), Fraction(242, 1)]
+    """
+    from fractions import Fraction
+
+    toks = tokenize(text)
+    out = set()
+    for i, (key, kind) in enumerate(zip(toks.keys, toks.kinds)):
+        if kind != NUM or not key.startswith("#"):
+            continue
+        num, _, den = key[1:].partition("/")
+        if not num.isdigit() or (den and not den.isdigit()):
+            continue
+        value = Fraction(int(num), int(den or 1))
+        out.add(-value if i and toks.keys[i - 1] == "neg" else value)
+    return out
 
 
 def standalone_numbers(text: str) -> list[tuple[str, int, int]]:
@@ -61,4 +90,5 @@ def standalone_numbers(text: str) -> list[tuple[str, int, int]]:
     return out
 
 
-__all__ = ["MatchBudgetExceeded", "canonical_key", "covered", "relation_chains", "standalone_numbers"]
+__all__ = ["MatchBudgetExceeded", "canonical_key", "covered", "numbers_in", "order_free_key", "relation_chains",
+           "standalone_numbers"]

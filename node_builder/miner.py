@@ -19,7 +19,8 @@ groups (``\\frac{\\$14.40}{.4}``), and used only when their canonical key equals
 for the side; prose words and dangling operators at the ends are trimmed (``pay 24 + 40`` ->
 ``24 + 40``) and sides that still hold prose are dropped.
 
-Candidates are clustered by canonical key (``4s^{2}+8s`` and ``4s²+8s`` are one cluster). A
+Candidates are clustered by canonical key (``4s^{2}+8s`` and ``4s²+8s`` are one cluster;
+equations up to the order of their sides and terms, as the matcher compares them). A
 cluster keeps every surface form seen, the trajectories it was mined from and the text before
 its first occurrences; the most frequent surface form is its text. Support is *not* decided here:
 refine re-matches every node against every correct trajectory.
@@ -38,7 +39,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from node_builder.expand import value_text
-from node_builder.matcher import canonical_key, relation_chains, standalone_numbers
+from node_builder.matcher import canonical_key, order_free_key, relation_chains, standalone_numbers
 from node_builder.schema import Trajectory
 
 #: Longest side (characters) taken into a relation candidate: longer spans are derivations.
@@ -153,16 +154,22 @@ def side_source(text: str, start: int, end: int, key: str) -> str | None:
     while depth > 0 and e < len(text):
         depth += (text[e] == "{") - (text[e] == "}")
         e += 1
+    lefts = len(re.findall(r"\\left\b", text[s:e])) - len(re.findall(r"\\right\b", text[s:e]))
+    if lefts < 0:  # the reader starts a side after its ``\left``: take it back
+        before = re.search(r"\\left\s*$", text[:s])
+        if before:
+            s = before.start()
     candidate = text[s:e].strip()
     return candidate if candidate and canonical_key(candidate) == key else None
 
 
 def relation_key(text: str, kind: str) -> str:
-    """Cluster key: the canonical key, with the two sides of an equation in sorted order
-    (``ID = BD`` and ``BD = ID`` are one node: the matcher accepts either order)."""
+    """Cluster key: for an equation the matcher's order-free keys of its two sides, sorted
+    (``ID = BD`` ~ ``BD = ID``; ``67 + 51 - 1 = 117`` ~ ``51 + 67 - 1 = 117``: the matcher
+    accepts either order of sides and of terms); otherwise the canonical key."""
     if kind == "equation" and text.count("=") == 1:
         left, right = text.split("=")
-        sides = sorted((canonical_key(left), canonical_key(right)))
+        sides = sorted((order_free_key(left), order_free_key(right)))
         return f"{sides[0]} = {sides[1]}"
     return canonical_key(text)
 

@@ -7,7 +7,8 @@ Steps, with the defaults of :class:`RefineConfig` and why:
    (``21 + 49 = 70``) is a process step and stays, ranked last.
 2. **trivial** — drop the values ``-1, 0, 1, 2``: they occur in almost any text.
 3. **restates the problem** — drop nodes the matcher finds in the problem statement (given
-   numbers and relations) and values the problem gives in words (``three``, ``a dozen``).
+   relations), values the problem writes anywhere — also inside expressions: the ``242`` of
+   ``\\sqrt{242}``, the ``26`` of ``26^2`` — and values it gives in words (``three``, ``a dozen``).
 4. **definitions** — drop ``name = expression-without-numbers`` equations introduced by
    *let / define / denote / set / call* (``Let $S = a + b$``) and ``:=`` definitions.
 5. **re-match** — match every remaining node against every correct trajectory
@@ -40,7 +41,7 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
-from node_builder.matcher import canonical_key, covered
+from node_builder.matcher import canonical_key, covered, numbers_in
 
 from node_builder.expand import expand
 from node_builder.miner import Cluster, number_of
@@ -164,7 +165,7 @@ def refine(problem: Problem, clusters: list[Cluster], trajectories: list, config
         items.append(_Item(node, None, origin_llm=True))
     stats["candidates"] = len(items)
     answer_number, answer_key = _answer_facts(problem.answer)
-    given_words = number_words(problem.problem)
+    given_numbers = number_words(problem.problem) | numbers_in(problem.problem)
     trivial = {Fraction(v) for v in config.trivial_values}
 
     kept = []
@@ -173,7 +174,7 @@ def refine(problem: Problem, clusters: list[Cluster], trajectories: list, config
             stats["final_answer"] += 1
         elif item.node.kind == "value" and number_of(item.node.value) in trivial:
             stats["trivial"] += 1
-        elif item.node.kind == "value" and number_of(item.node.value) in given_words:
+        elif item.node.kind == "value" and number_of(item.node.value) in given_numbers:
             stats["restates_problem"] += 1
         elif _is_definition(item):
             stats["definition"] += 1

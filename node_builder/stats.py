@@ -1,4 +1,4 @@
-"""Node statistics of a shipped data file (the figures of the data card and of the targets).
+r"""Node statistics of a shipped data file (the figures of the data card and of the targets).
 
 ``file_stats(path)`` returns::
 
@@ -9,8 +9,13 @@
     ordered (every node list ascending in position), fallback_problems (support threshold below
     the default 0.5), sources{...}, correct_trajectories_mean
 
-"equal to a number given in the problem" = the matcher covers the value in the problem text, or
-the problem states it in words (:mod:`node_builder.number_words`) — the same tests refine uses.
+"equal to a number given in the problem" = the matcher covers the value in the problem text, the
+problem writes the number anywhere (``numbers_in``: also inside expressions), or states it in
+words (:mod:`node_builder.number_words`) — the same tests refine uses.
+Two independent cross-checks use no matcher at all: ``value_in_problem_digits_pct`` compares
+each value with every digit string of the problem (``\d+(.\d+)?``, commas removed — stricter:
+the ``2`` of ``x^2`` counts), ``value_eq_answer_plain_pct`` with the answer read as a plain
+number (``-3/4``, ``2.5``, ``1,000``).
 
 Example:
     >>> import json, tempfile, os
@@ -19,7 +24,7 @@ Example:
     ...        "nodes": [{"id": "n1", "text": "12", "kind": "value", "forms": ["12"], "value": "12",
     ...                   "support": 1.0, "position": 0.3}],
     ...        "provenance": {"sources": ["reference"], "correct": 1, "support_threshold": 0.5}}
-    >>> _ = open(p, "w").write(json.dumps(rec) + "\\n")
+    >>> _ = open(p, "w").write(json.dumps(rec) + "\n")
     >>> s = file_stats(p); s["with_nodes_pct"], s["value_eq_answer_pct"], s["self_match_pct"]
     (100.0, 0.0, 100.0)
 """
@@ -27,13 +32,28 @@ Example:
 from __future__ import annotations
 
 import json
+import re
 import statistics
 from collections import Counter
+from fractions import Fraction
 
 from node_builder.importers.text_cleanup import strip_calculator_annotations
-from node_builder.matcher import covered
+from node_builder.matcher import covered, numbers_in
 from node_builder.miner import number_of
 from node_builder.number_words import number_words
+
+
+_DIGITS = re.compile(r"\d[\d,]*(?:\.\d+)?|\.\d+")
+_PLAIN = re.compile(r"^\s*-?\s*(\d[\d,]*(?:\.\d+)?|\.\d+)(?:\s*/\s*(\d+))?\s*$")
+
+
+def _plain_number(text: str) -> Fraction | None:
+    match = _PLAIN.match(text.replace("\\frac{", "").replace("}{", "/").replace("}", "")
+                         if text.lstrip("-").startswith("\\frac{") else text)
+    if not match:
+        return None
+    value = Fraction(match.group(1).replace(",", "")) / int(match.group(2) or 1)
+    return -value if text.strip().startswith("-") else value
 
 
 def _pct(part: int, whole: int) -> float:
@@ -50,6 +70,7 @@ def file_stats(path: str) -> dict:
     ks = [len(r["nodes"]) for r in records]
     kinds, sources = Counter(), Counter()
     value_nodes = eq_answer = in_problem = self_matched = checkable = fallback = 0
+    digits_hits = plain_answer_hits = 0
     supports, ordered, correct = [], True, []
     for record in records:
         nodes = record["nodes"]
@@ -61,7 +82,9 @@ def file_stats(path: str) -> dict:
         positions = [n["position"] for n in nodes]
         ordered = ordered and positions == sorted(positions)
         answer = number_of(record["answer"])
-        words = number_words(record["problem"])
+        words = number_words(record["problem"]) | numbers_in(record["problem"])
+        digits = {Fraction(d.replace(",", "")) for d in _DIGITS.findall(record["problem"])}
+        plain_answer = _plain_number(record["answer"])
         in_text = _covered_ids(record["problem"], [n for n in nodes if n["kind"] == "value"])
         if record.get("solution"):
             checkable += len(nodes)
@@ -75,6 +98,8 @@ def file_stats(path: str) -> dict:
                 number = number_of(node["value"])
                 eq_answer += number is not None and number == answer
                 in_problem += node["id"] in in_text or number in words
+                digits_hits += number is not None and abs(number) in digits
+                plain_answer_hits += plain_answer is not None and number == plain_answer
     return {
         "problems": len(records), "with_nodes": sum(1 for k in ks if k),
         "with_nodes_pct": _pct(sum(1 for k in ks if k), len(records)),
@@ -84,6 +109,8 @@ def file_stats(path: str) -> dict:
         "support_mean": round(statistics.mean(supports), 3) if supports else 0.0,
         "value_nodes": value_nodes, "value_eq_answer_pct": _pct(eq_answer, value_nodes),
         "value_in_problem_pct": _pct(in_problem, value_nodes),
+        "value_in_problem_digits_pct": _pct(digits_hits, value_nodes),
+        "value_eq_answer_plain_pct": _pct(plain_answer_hits, value_nodes),
         "self_match_pct": _pct(self_matched, checkable), "ordered": ordered,
         "fallback_problems": fallback, "sources": dict(sorted(sources.items())),
         "correct_trajectories_mean": round(statistics.mean(correct), 2) if correct else 0.0,

@@ -2,7 +2,8 @@
 
 Layout of ``WORKDIR``::
 
-    config.json     the build settings; a rerun with different settings is refused (clear error)
+    config.json     the settings: other inputs are refused (clear error); other build settings
+                    or code set the old records aside and rebuild them (see :class:`Workdir`)
     samples.jsonl   generated trajectories, one line per problem id (only with a backend)
     records.jsonl   one line per finished problem: {"id", "record": {...}} or {"id", "skipped": why}
 
@@ -25,6 +26,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -95,26 +97,57 @@ class JsonlLog:
 
 
 class Workdir:
-    """Settings check plus the two logs (see module doc)."""
+    """Pinned settings plus the two logs (see module doc).
 
-    def __init__(self, root: str | Path, config: dict[str, Any], fsync: bool = True):
+    ``inputs`` (benchmark, sources, backend, sampling) pin the whole dir: a rerun with other
+    inputs is refused, since the generated samples would no longer belong to it. ``build``
+    (refine settings, extractor, builder version and the code fingerprint) pins only the
+    records: when it changes, ``records.jsonl`` is set aside as ``records.stale-<time>.jsonl``
+    and the problems are rebuilt from the kept samples — a code change never silently mixes
+    old and new records, and never costs a regeneration.
+    """
+
+    def __init__(self, root: str | Path, inputs: dict[str, Any], build: dict[str, Any] | None = None,
+                 fsync: bool = True):
         self.root = Path(root)
         self.root.mkdir(parents=True, exist_ok=True)
         config_path = self.root / "config.json"
-        wanted = json.loads(json.dumps(config))
+        wanted = json.loads(json.dumps({"inputs": inputs, "build": build or {}}))
+        records_path = self.root / "records.jsonl"
         if config_path.exists():
             found = json.loads(config_path.read_text(encoding="utf-8"))
-            if found != wanted:
-                diff = sorted(k for k in set(found) | set(wanted) if found.get(k) != wanted.get(k))
+            found_inputs = found.get("inputs", found)
+            if found_inputs != wanted["inputs"]:
+                diff = sorted(k for k in set(found_inputs) | set(wanted["inputs"])
+                              if found_inputs.get(k) != wanted["inputs"].get(k))
                 raise WorkdirMismatch(
                     f"{self.root} was started with other settings (differs in: {', '.join(diff)}); "
                     "use a new --workdir or delete this one")
-        else:
-            tmp = config_path.with_suffix(".json.tmp")
-            tmp.write_text(json.dumps(wanted, indent=2, sort_keys=True), encoding="utf-8")
-            os.replace(tmp, config_path)
+            if found.get("build") != wanted["build"] and records_path.exists():
+                stale = self.root / f"records.stale-{time.strftime('%Y%m%d-%H%M%S')}.jsonl"
+                os.replace(records_path, stale)
+                print(f"workdir: build settings or code changed since {self.root} was used; "
+                      f"old records moved to {stale.name}, rebuilding (samples are kept)", file=sys.stderr)
+        tmp = config_path.with_suffix(".json.tmp")
+        tmp.write_text(json.dumps(wanted, indent=2, sort_keys=True), encoding="utf-8")
+        os.replace(tmp, config_path)
         self.samples = JsonlLog(self.root / "samples.jsonl", fsync=fsync)
-        self.records = JsonlLog(self.root / "records.jsonl", fsync=fsync)
+        self.records = JsonlLog(records_path, fsync=fsync)
+
+
+def code_fingerprint(*packages: str) -> str:
+    """sha256 (16 hex) of the Python sources of ``packages``: records depend on the code."""
+    import hashlib
+    import importlib.util
+
+    digest = hashlib.sha256()
+    for name in packages:
+        spec = importlib.util.find_spec(name)
+        root = Path(list(spec.submodule_search_locations)[0])
+        for file in sorted(root.rglob("*.py")):
+            digest.update(f"{name}/{file.relative_to(root).as_posix()}".encode())
+            digest.update(file.read_bytes())
+    return digest.hexdigest()[:16]
 
 
 def write_jsonl_atomic(path: str | Path, rows: list[dict[str, Any]]) -> None:

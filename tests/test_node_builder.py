@@ -195,10 +195,15 @@ def test_cli_reports_bad_lines_with_file_and_line_skips_them_and_keeps_the_rest(
     assert strict.returncode == 1
 
 
-def test_cli_refuses_a_workdir_of_another_build(tmp_path):
-    common = ["--out", str(tmp_path / "o.jsonl"), "--workdir", str(tmp_path / "w"), "--quiet"]
-    assert _cli("build", "--benchmark", "gsm8k", "--source", f"gsm8k:{FIX}/raw/gsm8k/test.jsonl", *common,
-                cwd=tmp_path).returncode == 0
-    run = _cli("build", "--benchmark", "gsm8k", "--source", f"gsm8k:{FIX}/raw/gsm8k/test.jsonl",
-               "--max-nodes", "3", *common, cwd=tmp_path)
-    assert run.returncode != 0 and "other settings (differs in: build)" in run.stderr
+def test_cli_refuses_a_workdir_of_other_inputs_and_rebuilds_records_for_other_build_settings(tmp_path):
+    out = tmp_path / "o.jsonl"
+    common = ["--benchmark", "gsm8k", "--out", str(out), "--workdir", str(tmp_path / "w"), "--quiet"]
+    test_source = f"gsm8k:{FIX}/raw/gsm8k/test.jsonl"
+    assert _cli("build", "--source", test_source, *common, cwd=tmp_path).returncode == 0
+    first = out.read_text()
+    run = _cli("build", "--source", f"gsm8k:{FIX}/raw/gsm8k/train.jsonl", *common, cwd=tmp_path)
+    assert run.returncode != 0 and "other settings (differs in: sources)" in run.stderr
+    run = _cli("build", "--source", test_source, "--max-nodes", "1", *common, cwd=tmp_path)
+    assert run.returncode == 0 and "old records moved to records.stale-" in run.stderr
+    assert all(len(json.loads(line)["nodes"]) <= 1 for line in out.read_text().splitlines())
+    assert out.read_text() != first

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from node_builder.workdir import JsonlLog, Workdir, WorkdirMismatch, write_jsonl_atomic
+from node_builder.workdir import JsonlLog, Workdir, WorkdirMismatch, code_fingerprint, write_jsonl_atomic
 
 REPO = Path(__file__).resolve().parent.parent
 FIX = Path(__file__).parent / "fixtures" / "node_builder"
@@ -34,11 +34,19 @@ def test_a_corrupt_middle_line_is_an_error_naming_file_and_line(tmp_path):
         JsonlLog(path).load()
 
 
-def test_settings_are_pinned(tmp_path):
-    Workdir(tmp_path, {"benchmark": "x", "k": 8})
-    Workdir(tmp_path, {"benchmark": "x", "k": 8})  # same settings: fine
-    with pytest.raises(WorkdirMismatch, match="differs in: k"):
-        Workdir(tmp_path, {"benchmark": "x", "k": 3})
+def test_inputs_are_pinned_and_build_changes_set_old_records_aside(tmp_path, capsys):
+    Workdir(tmp_path, {"benchmark": "x", "n": 8}, {"k": 8}).records.append({"id": "a"})
+    assert list(Workdir(tmp_path, {"benchmark": "x", "n": 8}, {"k": 8}).records.load()) == ["a"]
+    with pytest.raises(WorkdirMismatch, match="differs in: n"):
+        Workdir(tmp_path, {"benchmark": "x", "n": 3}, {"k": 8})
+    work = Workdir(tmp_path, {"benchmark": "x", "n": 8}, {"k": 3})
+    assert work.records.load() == {} and "old records moved" in capsys.readouterr().err
+    assert len(list(tmp_path.glob("records.stale-*.jsonl"))) == 1
+
+
+def test_code_fingerprint_changes_with_the_code():
+    assert len(code_fingerprint("node_builder")) == 16
+    assert code_fingerprint("node_builder") != code_fingerprint("node_builder", "consensus_metrics")
 
 
 def test_atomic_write_leaves_no_temp_file(tmp_path):

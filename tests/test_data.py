@@ -1,0 +1,102 @@
+"""The shipped ConsensusBench data files: counts, schema, targets, loading with `datasets`, nodes
+that match their own sources, and (slow, needs the raw sources) byte-for-byte reproducibility."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from node_builder.stats import file_stats
+
+REPO = Path(__file__).resolve().parent.parent
+DATA = REPO / "lm_eval_tasks" / "consensusbench" / "data"
+RAW = Path(os.environ.get("CONSENSUSBENCH_RAW", REPO.parent / "shared" / "data" / "raw"))
+SOLUTIONS = REPO / "node_builder" / "sources" / "aime25_solutions.md"
+COUNTS = {"math500": 500, "gsm8k": 1319, "aime24": 30, "aime25": 30, "gsm8k_train": 7473}
+TEST_SETS = ("math500", "gsm8k", "aime24")
+
+
+def _records(name):
+    with open(DATA / f"{name}.jsonl", encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle]
+
+
+@pytest.fixture(scope="module")
+def stats():
+    return {name: file_stats(str(DATA / f"{name}.jsonl")) for name in COUNTS}
+
+
+@pytest.mark.parametrize("name", list(COUNTS))
+def test_counts_ids_and_schema_types(name):
+    records = _records(name)
+    assert len(records) == COUNTS[name]
+    assert len({r["id"] for r in records}) == len(records)
+    types = {"id": str, "benchmark": str, "problem": str, "answer": str, "solution": str, "nodes": list,
+             "provenance": dict}
+    for r in records:
+        assert list(r) == ["id", "benchmark", "problem", "answer", "solution", "level", "subject", "nodes",
+                           "provenance"]
+        assert all(isinstance(r[k], t) for k, t in types.items()), r["id"]
+        assert r["benchmark"] == name and r["problem"].strip() and r["answer"].strip()
+        assert r["level"] is None or isinstance(r["level"], int)
+        assert r["subject"] is None or isinstance(r["subject"], str)
+        for i, node in enumerate(r["nodes"], start=1):
+            assert list(node) == ["id", "text", "kind", "forms", "value", "support", "position"]
+            assert node["id"] == f"n{i}" and node["kind"] in ("value", "equation", "expression", "proposition")
+            assert node["forms"] and node["forms"][0] == node["text"] and all(isinstance(f, str) for f in node["forms"])
+            assert (node["value"] is not None) == (node["kind"] == "value")
+            assert 0 < node["support"] <= 1 and 0 <= node["position"] <= 1
+        prov = r["provenance"]
+        assert set(prov) == {"sources", "trajectories", "correct", "extractor", "builder_version",
+                             "support_threshold", "refine", "llm", "note"}
+
+
+@pytest.mark.parametrize("name", list(COUNTS))
+def test_loads_with_datasets(name):
+    datasets = pytest.importorskip("datasets")
+    ds = datasets.load_dataset("json", data_files=str(DATA / f"{name}.jsonl"), split="train")
+    assert ds.num_rows == COUNTS[name]
+    assert {"id", "problem", "answer", "nodes", "provenance"} <= set(ds.column_names)
+
+
+@pytest.mark.parametrize("name", TEST_SETS + ("gsm8k_train",))
+def test_targets(stats, name):
+    s = stats[name]
+    assert s["with_nodes_pct"] >= 95.0
+    assert s["value_eq_answer_pct"] <= 2.0 and s["value_eq_answer_plain_pct"] <= 2.0
+    assert s["value_in_problem_pct"] <= 5.0 and s["value_in_problem_digits_pct"] <= 5.0
+    assert s["ordered"] and s["k_max"] <= 8
+
+
+def test_aime25_has_nodes_from_the_maintainer_solutions(stats):
+    records = _records("aime25")
+    if not SOLUTIONS.exists():
+        assert all(r["nodes"] == [] for r in records)
+        return
+    assert stats["aime25"]["with_nodes_pct"] >= 80.0  # the AIME 2025 issue's target
+    with_solutions = [r for r in records if r["provenance"]["correct"]]
+    assert all(r["provenance"]["sources"] == ["maintainer-written"] for r in with_solutions)
+    for r in records:  # a problem without nodes says why
+        assert r["nodes"] or r["provenance"]["note"], r["id"]
+
+
+@pytest.mark.parametrize("name", list(COUNTS))
+def test_every_node_matches_its_own_sources(stats, name):
+    # the solution field holds the source trajectories (GSM8K annotations removed by the check)
+    assert stats[name]["self_match_pct"] == 100.0
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not RAW.is_dir(), reason=f"raw sources not at {RAW} (set CONSENSUSBENCH_RAW)")
+def test_shipped_files_are_reproduced_byte_for_byte_by_build_all(tmp_path):
+    run = subprocess.run([sys.executable, "-m", "node_builder", "build-all", "--raw", str(RAW),
+                          "--out-dir", str(tmp_path / "data"), "--workdir-root", str(tmp_path / "w"), "--quiet"],
+                         cwd=REPO, capture_output=True, text=True, timeout=1800,
+                         env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert run.returncode == 0, run.stderr[-3000:]
+    for name in COUNTS:
+        assert (tmp_path / "data" / f"{name}.jsonl").read_bytes() == (DATA / f"{name}.jsonl").read_bytes(), (
+            f"{name}.jsonl differs from a fresh build: rerun `python -m node_builder build-all --raw RAW`")
