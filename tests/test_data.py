@@ -62,6 +62,14 @@ def test_loads_with_datasets(name):
     assert {"id", "problem", "answer", "nodes", "provenance"} <= set(ds.column_names)
 
 
+def test_the_data_card_configs_load():
+    datasets = pytest.importorskip("datasets")
+    splits = {c: {k: v.num_rows for k, v in datasets.load_dataset(str(DATA), c).items()}
+              for c in ("math500", "gsm8k", "aime24", "aime25")}
+    assert splits == {"math500": {"test": 500}, "gsm8k": {"test": 1319, "train": 7473},
+                      "aime24": {"test": 30}, "aime25": {"test": 30}}
+
+
 @pytest.mark.parametrize("name", TEST_SETS + ("gsm8k_train",))
 def test_targets(stats, name):
     s = stats[name]
