@@ -89,8 +89,28 @@ def _backend_options(args) -> dict:
         options = {"tensor_parallel_size": args.tensor_parallel_size}
         if args.distributed_executor_backend:
             options["distributed_executor_backend"] = args.distributed_executor_backend
+        options.update(engine_args(args.engine_arg or []))
         return options
     return {}
+
+
+def engine_args(pairs: list[str]) -> dict:
+    """``["data_parallel_size=2", "enable_prefix_caching=true"]`` -> ``{..: 2, ..: True}`` (JSON values,
+    else strings), passed to ``vllm.LLM``.
+
+    >>> engine_args(["data_parallel_size=2", "gpu_memory_utilization=0.85", "quantization=fp8"])
+    {'data_parallel_size': 2, 'gpu_memory_utilization': 0.85, 'quantization': 'fp8'}
+    """
+    out = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key:
+            raise SystemExit(f"--engine-arg {pair!r}: expected KEY=VALUE")
+        try:
+            out[key] = json.loads(raw)
+        except json.JSONDecodeError:
+            out[key] = raw
+    return out
 
 
 def run_build(benchmark: str, sources: list[str], out: Path, workdir: Path, config: BuildConfig,
@@ -263,6 +283,8 @@ def make_parser() -> argparse.ArgumentParser:
     g.add_argument("--max-concurrency", type=int, default=8, help="openai: parallel requests")
     g.add_argument("--tensor-parallel-size", type=int, default=1, help="vllm: GPUs per model")
     g.add_argument("--distributed-executor-backend", choices=("mp", "ray"), help="vllm: e.g. ray")
+    g.add_argument("--engine-arg", action="append", metavar="KEY=VALUE",
+                   help="vllm: any vllm.LLM argument, e.g. data_parallel_size=4 (repeatable)")
     g.add_argument("--dtype", default="bfloat16", help="hf: torch dtype")
     g.add_argument("--device", default="cpu", help="hf: torch device")
     g.add_argument("--hf-batch-size", type=int, default=4, help="hf: prompts per forward batch")

@@ -3,13 +3,17 @@
 vLLM is optional and not installed on CPU machines; constructing the backend without it raises an
 ImportError that says what to do. Scaling beyond one GPU uses vLLM itself, not a scheduler here:
 
-* one node, several GPUs, a model that fits one GPU: run one build per shard of the problems
-  (``--shard i/N`` with ``CUDA_VISIBLE_DEVICES=i``) into separate work dirs, then
-  ``python -m node_builder merge`` — or vLLM data parallelism (``data_parallel_size``);
+* one node, several GPUs, a model that fits one GPU: vLLM data parallelism,
+  ``--engine-arg data_parallel_size=N`` (any ``vllm.LLM`` argument passes through
+  ``--engine-arg KEY=VALUE``);
 * a model larger than one GPU: ``--tensor-parallel-size N`` (passed to ``vllm.LLM``);
 * several nodes: start a Ray cluster and set ``--distributed-executor-backend ray`` with
-  tensor/pipeline parallel sizes spanning the nodes, or serve the model with ``vllm serve``
-  on each node behind a load balancer and use the ``openai`` backend.
+  tensor/pipeline parallel sizes spanning the nodes — or serve the model with ``vllm serve``
+  (one per node or GPU group, behind any load balancer) and use ``--backend openai
+  --base-url ... --max-concurrency 64``: the server batches the concurrent requests.
+
+Every sample is appended to the work dir as soon as its batch returns, so a preempted job resumes
+where it stopped.
 
 Example (needs a GPU build of vllm):
     >>> b = VLLMBackend("Qwen/Qwen2.5-Math-7B-Instruct", tensor_parallel_size=1)  # doctest: +SKIP
