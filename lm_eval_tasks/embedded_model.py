@@ -9,8 +9,9 @@ TRL want a normal HF folder, so this module dequantises the GGUF once and caches
 
 Contract:
 * idempotent: a finished folder (it holds ``conversion.json``, written last) is reused as is;
-* atomic: the folder is written under a temporary name next to ``DIR`` and renamed into place,
-  so a crash or a kill leaves either no folder or a complete one (never a half-written one);
+* atomic: the folder is written under a temporary name next to ``DIR`` (``.NAME.tmp-PID-*``)
+  and renamed into place, so a crash or a kill leaves either no folder or a complete one (never
+  a half-written one); the next run deletes temporaries whose process is gone;
 * offline: ``HF_HUB_OFFLINE=1`` is set for the conversion, nothing is downloaded.
 
 Where it goes: ``$CONSENSUSBENCH_CACHE/models/SmolLM2-135M-Instruct`` when that variable is set,
@@ -131,6 +132,29 @@ def _apply_umask(folder: Path) -> None:
         path.chmod(0o666 & ~umask)
 
 
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's live process
+        return True
+    return True
+
+
+def remove_stale_temporaries(target: Path) -> list[Path]:
+    """Delete ``.NAME.tmp-PID-*`` / ``.NAME.old-PID-*`` folders next to ``target`` whose process
+    is gone (a conversion killed mid-way); a live process's folders are left alone."""
+    removed = []
+    for path in target.parent.glob(f".{target.name}.*-*-*"):
+        kind, _, rest = path.name[len(target.name) + 2:].partition("-")
+        pid = rest.split("-", 1)[0]
+        if kind in {"tmp", "old"} and pid.isdigit() and not _pid_alive(int(pid)):
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(path)
+    return removed
+
+
 def ensure_embedded_model(out: str | Path | None = None, force: bool = False) -> Path:
     """Return a folder holding the converted embedded model, converting it first if needed.
 
@@ -147,14 +171,15 @@ def ensure_embedded_model(out: str | Path | None = None, force: bool = False) ->
         return target
     gguf = find_gguf()
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
+    remove_stale_temporaries(target)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-{os.getpid()}-", dir=target.parent))
     try:
         _convert_into(gguf, tmp)
         _apply_umask(tmp)
         if target.exists():
             if is_complete(target) and not force:  # another process won the race
                 return target
-            trash = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
+            trash = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-{os.getpid()}-", dir=target.parent))
             os.replace(target, trash / target.name)
             shutil.rmtree(trash, ignore_errors=True)
         try:

@@ -66,7 +66,7 @@ def test_every_task_and_the_group_report_the_metrics(run):
         assert "acc_stderr,none" in metrics
     for task in ("consensusbench_math500", "consensusbench_gsm8k", "consensusbench_aime24"):
         assert 0.0 <= results[task]["ncr,none"] <= 1.0 and results[task]["ncr_undefined,none"] == 0
-    # AIME 2025 has no nodes yet: NCR undefined, counted, and left out of the group's NCR.
+    # The AIME 2025 fixture problems have no nodes: NCR undefined, counted, left out of the group NCR.
     assert "ncr,none" not in results["consensusbench_aime25"]
     assert results["consensusbench_aime25"]["ncr_undefined,none"] == 1
     group = results["consensusbench"]

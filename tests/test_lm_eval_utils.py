@@ -214,3 +214,14 @@ def test_aggregations():
     assert utils.total([0, 2, 1]) == 3
     assert utils.count_trajectories([[{"acc": 1}], [{"acc": 0}, {"acc": 1}]]) == 3
     assert utils.tpn_units(["tok", "tok", "regex-pretokens"]) == "regex-pretokens, tok"
+
+
+@pytest.mark.parametrize("benchmark, problems", [("math500", 500), ("gsm8k", 1319), ("aime24", 30),
+                                                 ("aime25", 30)])
+def test_shipped_data_loads(monkeypatch, benchmark, problems):
+    """The files the package ships (built by node_builder) load through the task's own hook."""
+    monkeypatch.delenv(utils.DATA_DIR_ENV, raising=False)
+    docs = utils.load_consensusbench(f"{benchmark}.jsonl", pretrained="m")["test"]
+    assert len(docs) == problems
+    assert len({doc["id"] for doc in docs}) == problems
+    assert all(doc["id"].startswith(f"{benchmark}/") for doc in docs)
