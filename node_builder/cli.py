@@ -184,6 +184,8 @@ def run_build(benchmark: str, sources: list[str], out: Path, workdir: Path, conf
                "records": len(records), "with_nodes": sum(1 for r in records if r["nodes"]),
                "nodes": sum(len(r["nodes"]) for r in records),
                "skipped_inputs": len(imported.skipped), "skipped_problems": len(skipped_builds),
+               "llm_garbage_replies": sum(1 for r in records
+                                          if r["provenance"]["llm"]["status"].startswith("garbage")),
                "workdir": str(workdir)}
     if not quiet:
         print(json.dumps(summary), file=sys.stderr)

@@ -92,6 +92,9 @@ def test_cli_build_with_the_hf_backend_and_the_llm_extractor_then_resume(smollm2
         if llm["status"] != "ok":
             assert f"{record['id']}: LLM extractor reply has no JSON" in run.stderr
         assert record["nodes"]  # the rule-based nodes of the reference survive garbage
+    summary = json.loads(run.stderr.strip().splitlines()[-1])
+    garbage = sum(r["provenance"]["llm"]["status"].startswith("garbage") for r in records)
+    assert summary["llm_garbage_replies"] == garbage and summary["records"] == 2
     before = (tmp_path / "w" / "samples.jsonl").read_bytes()
     again = _cli(args, tmp_path)  # everything done: nothing regenerated, same file
     assert again.returncode == 0 and (tmp_path / "w" / "samples.jsonl").read_bytes() == before
