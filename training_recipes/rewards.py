@@ -146,7 +146,7 @@ def consensus_reward(mode: str = "linear", alpha: float = 0.5, switch_epoch: flo
             ``False`` = off (not recommended).
         track_ncr (`bool`, defaults to `True`): for ``outcome``, still match nodes to log ``ncr``;
             ``False`` makes ``outcome`` a math-verify-only reward.
-        workers (`int`): >1 scores in that many worker processes (``consensus_metrics.score_batch``).
+        workers (`int`): >1 scores in a persistent pool of that many worker processes.
         budget_s (`float`): time budget per completion for in-process scoring.
 
     Returns:

@@ -3,13 +3,13 @@
 This module is the only place the rewards touch the metrics library. Per completion:
 
 1. the guard (:mod:`training_recipes.guards`) blanks long number lists and flags number spam;
-2. ``consensus_metrics.score_trajectory`` / ``score_batch`` gives ``acc`` (math-verify on the text
+2. ``consensus_metrics.score_trajectory`` gives ``acc`` (math-verify on the text
    after the last ``</think>``) and ``ncr`` (covered nodes / k) on the guarded text;
 3. the node-pasting rule drops node credit when matched node spans make up most of the text.
 
 ``acc`` is always computed on the original completion, never on the guarded text. When node
 credit is not needed (``need_nodes=False``, the plain ``outcome`` reward) nodes are not matched
-at all: the cost is math-verify only.
+at all: the cost is math-verify only. With ``workers > 1`` all three steps run in worker processes.
 
 Example:
     >>> s = score_completions(["48/2 = 24, so 48+24 = 72. \\\\boxed{72}"], ["72"],
@@ -85,21 +85,33 @@ def _as_nodes(nodes: Any) -> list:
     return list(nodes)
 
 
-def _score_many(texts, nodes_list, answers, workers: int, budget_s: float) -> list[dict]:
+_POOLS: dict[int, Any] = {}
+
+
+def _warm_worker() -> None:
     import consensus_metrics
 
-    if workers and workers > 1 and len(texts) > 1:
-        scores = consensus_metrics.score_batch(texts, nodes_list, answers, workers=workers, budget_s=budget_s)
-    else:
-        scores = [consensus_metrics.score_trajectory(t, n, a, budget_s=budget_s)
-                  for t, n, a in zip(texts, nodes_list, answers, strict=True)]
-    # A score that ran out of its time budget is partial (biased low). Score it once more in this
-    # process (a cold worker's first item can time out on start-up costs alone); if it times out
-    # again it stays marked ``timed_out`` and the reward reports it as unscorable.
-    for i, score in enumerate(scores):
-        if score.get("timed_out"):
-            scores[i] = consensus_metrics.score_trajectory(texts[i], nodes_list[i], answers[i], budget_s=budget_s)
-    return scores
+    consensus_metrics.warmup()  # start this process's sandbox before the first timed item
+    consensus_metrics.score_trajectory("x = 1, so \\boxed{1}", ["x = 1"], "1", budget_s=None)
+
+
+def _pool(workers: int):
+    """A persistent, warmed-up process pool per worker count: RL calls the reward every step, and
+    starting processes (imports, sandbox) per call would cost more than the scoring itself."""
+    pool = _POOLS.get(workers)
+    if pool is None:
+        import atexit
+        import multiprocessing as mp
+        from concurrent.futures import ProcessPoolExecutor
+
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn"), initializer=_warm_worker)
+        _POOLS[workers] = pool
+        atexit.register(pool.shutdown, wait=False, cancel_futures=True)
+    return pool
+
+
+def _score_chunk(items: list[tuple]) -> list[CompletionScore]:
+    return [_score_one(*item) for item in items]
 
 
 def _node_share(text: str, nodes: list, covered: list[str], spans: list, budget_s: float, rounds: int = 3,
@@ -131,6 +143,43 @@ def _node_share(text: str, nodes: list, covered: list[str], spans: list, budget_
     return node_char_share(text, all_spans, ignore=ignore)
 
 
+def _score_one(text: str, nodes: list, answer: str, guard: GuardConfig, need_nodes: bool,
+               budget_s: float) -> CompletionScore:
+    """One completion, all steps (guard, scoring, node-pasting rule); runs in a worker or inline."""
+    import consensus_metrics
+
+    def run(t: str, n: list) -> dict:
+        # A score that ran out of its time budget is partial (biased low): score it once more (a
+        # cold process can time out on start-up costs alone); a second time-out stays marked.
+        score = consensus_metrics.score_trajectory(t, n, answer, budget_s=budget_s)
+        if score.get("timed_out"):
+            score = consensus_metrics.score_trajectory(t, n, answer, budget_s=budget_s)
+        return score
+
+    if not need_nodes or not nodes:
+        score = run(text, [])
+        return CompletionScore(acc=float(score["acc"]), ncr=None, timed_out=bool(score.get("timed_out")))
+    report = inspect_completion(text, guard)
+    if report.number_spam:  # spam gets no node credit: match nothing
+        score = run(text, [])
+        return CompletionScore(acc=float(score["acc"]), ncr=0.0, guard="number_spam",
+                               timed_out=bool(score.get("timed_out")))
+    score = run(report.text, nodes)  # nodes are matched on the guarded text
+    timed_out = bool(score.get("timed_out"))
+    acc = float(score["acc"])
+    if report.text != text:  # acc always comes from the original text
+        original = run(text, [])
+        acc, timed_out = float(original["acc"]), timed_out or bool(original.get("timed_out"))
+    covered = list(score.get("covered") or [])
+    result = CompletionScore(acc=acc, ncr=float(score["ncr"] or 0.0), covered=covered, timed_out=timed_out,
+                             guard="number_list" if report.redacted_spans else "")
+    if guard.enabled and len(covered) >= guard.min_nodes_for_share:
+        spans = [(p[0], p[1]) for p in (score.get("positions") or {}).values()]
+        if _node_share(text, nodes, covered, spans, budget_s) >= guard.max_node_char_share:
+            result.ncr, result.guard = 0.0, "node_pasting"
+    return result
+
+
 def score_completions(
     texts: list[str],
     answers: list[str],
@@ -148,51 +197,19 @@ def score_completions(
         nodes_list: each problem's nodes (list of node dicts/strings, a JSON string, or None).
         guard: reward-hacking guard thresholds; None uses :class:`GuardConfig` defaults.
         need_nodes: False scores ``acc`` only (no node matching at all).
-        workers: >1 scores through ``consensus_metrics.score_batch`` worker processes.
-        budget_s: time budget per completion for ``score_trajectory`` (in-process scoring).
+        workers: >1 scores in a persistent pool of that many worker processes (spawned and warmed
+            up once per process, reused by every later call); the guard runs there too.
+        budget_s: time budget per completion and scoring call (``score_trajectory``).
     """
     guard = guard or GuardConfig()
     if not (len(texts) == len(answers) == len(nodes_list)):
         raise ValueError(
             f"score_completions: {len(texts)} texts, {len(answers)} answers, {len(nodes_list)} node lists"
         )
-    texts = ["" if t is None else str(t) for t in texts]
-    answers = ["" if a is None else str(a) for a in answers]
-    nodes_list = [_as_nodes(n) for n in nodes_list]
-
-    if not need_nodes:
-        plain = _score_many(texts, [[] for _ in texts], answers, workers, budget_s)
-        return [CompletionScore(acc=float(s["acc"]), ncr=None, timed_out=bool(s.get("timed_out"))) for s in plain]
-
-    reports = [inspect_completion(t, guard) for t in texts]
-    # Spam gets no node credit: match nothing. Other completions are matched on the guarded text.
-    match_nodes = [[] if r.number_spam else n for r, n in zip(reports, nodes_list, strict=True)]
-    scores = _score_many([r.text for r in reports], match_nodes, answers, workers, budget_s)
-    # acc must come from the original text wherever the guard changed it.
-    redo = [i for i, r in enumerate(reports) if r.text != texts[i]]
-    if redo:
-        redo_scores = _score_many([texts[i] for i in redo], [[] for _ in redo], [answers[i] for i in redo],
-                                  workers, budget_s)
-        for i, s in zip(redo, redo_scores, strict=True):
-            scores[i] = {**scores[i], "acc": s["acc"]}
-
-    out = []
-    for text, report, nodes, score in zip(texts, reports, nodes_list, scores, strict=True):
-        acc = float(score["acc"])
-        covered = list(score.get("covered") or [])
-        if not nodes:
-            out.append(CompletionScore(acc=acc, ncr=None, timed_out=bool(score.get("timed_out"))))
-            continue
-        if report.number_spam:
-            out.append(CompletionScore(acc=acc, ncr=0.0, guard="number_spam", timed_out=bool(score.get("timed_out"))))
-            continue
-        ncr = float(score["ncr"]) if score.get("ncr") is not None else 0.0
-        result = CompletionScore(acc=acc, ncr=ncr, covered=covered, timed_out=bool(score.get("timed_out")))
-        if report.redacted_spans:
-            result.guard = "number_list"
-        if len(covered) >= guard.min_nodes_for_share and guard.enabled:
-            spans = [(p[0], p[1]) for p in (score.get("positions") or {}).values()]
-            if _node_share(text, nodes, covered, spans, budget_s) > guard.max_node_char_share:
-                result.ncr, result.guard = 0.0, "node_pasting"
-        out.append(result)
-    return out
+    items = [("" if t is None else str(t), _as_nodes(n), "" if a is None else str(a), guard, need_nodes, budget_s)
+             for t, a, n in zip(texts, answers, nodes_list, strict=True)]
+    if workers and workers > 1 and len(items) > 1:
+        size = max(1, min(16, len(items) // (4 * workers)))
+        chunks = [items[i : i + size] for i in range(0, len(items), size)]
+        return [row for part in _pool(workers).map(_score_chunk, chunks) for row in part]
+    return [_score_one(*item) for item in items]
