@@ -7,25 +7,29 @@ token occurs, whatever its surface form. The matcher tokenises only the lines in
 form's anchors all appear (plus the lines a relation chain continues onto, see
 :func:`consensus_metrics.matching.relevant_windows`).
 
-* integer ``v``: ``str(v)`` (its last three digits when ``v >= 1000``, so ``1,000`` and
-  ``1{,}000`` also qualify), plus the superscript digit for ``0..9``;
-* rational ``p/q``: the numerator's digits, ``frac`` (mixed numbers), the decimal tail when the
-  expansion terminates (``.75`` for ``3/4``), and the Unicode vulgar fractions;
+* integer ``v``: the numeral standing alone (``#v``: not inside ``1v``, ``v.5`` or ``0.v``;
+  leading zeros and ``.0`` allowed), or its last three digits when ``v >= 1000`` (so ``1,000``
+  and ``1{,}000`` also qualify), or its superscript digits;
+* rational ``p/q``: the numerator's numeral, ``frac`` (``\frac34``, mixed numbers), the decimal
+  tail when the expansion terminates (``.75`` for ``3/4``), and the Unicode vulgar fractions;
 * identifiers: their base letter (``x`` for ``x_{1}``), Greek letters as Unicode or command;
 * words (case-insensitive) and functions by name. Numbers 0 and 1 and operators give no anchor.
 
 >>> form_anchors("x = 3/4")
-(('3', 'frac', '.75', '¾', '½', '¼', '⅓', '⅔', '⅛'), ('x',))
+(('#3', 'frac', '.75', '¾', '½', '¼', '⅓', '⅔', '⅛'), ('x',))
 >>> form_anchors("y = 1,250")
 (('250', '¹²⁵⁰'), ('y',))
 >>> form_anchors("2x + 7")
-(('2', '²'), ('7', '⁷'), ('x',))
+(('#2', '²'), ('#7', '⁷'), ('x',))
+>>> [find_anchor(t, "#45") for t in ("145", "4.5", "0.45", "45,000", "x = 45.", "045", "45.0")]
+[-1, -1, -1, -1, 4, 0, 0]
 >>> text_may_contain("the answer is 0.75", form_anchors("x = 3/4"))
 False
 """
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 from functools import lru_cache
 
@@ -40,7 +44,23 @@ for _name, _char in _GREEK.items():
 
 
 def _integer_anchor(digits: str) -> str:
-    return digits[-3:] if len(digits) > 3 else digits
+    """``#45``: the numeral 45 standing alone (``045``, ``45.0`` too; not ``145``, ``4.5``,
+    ``0.45``, ``45,000``); for 1000 and more, its last three digits as plain text."""
+    return digits[-3:] if len(digits) > 3 else "#" + digits
+
+
+@lru_cache(maxsize=4096)
+def numeral_pattern(digits: str) -> re.Pattern:
+    """The regex behind a ``#digits`` anchor."""
+    return re.compile(r"(?<![\d.])0*" + digits + r"(?!\d)(?!\.\d*[1-9])(?!,\d{3}(?!\d))")
+
+
+def find_anchor(text: str, alt: str, pos: int = 0) -> int:
+    """Offset of the first occurrence of anchor ``alt`` at or after ``pos`` (-1 if none)."""
+    if alt[0] == "#":
+        m = numeral_pattern(alt[1:]).search(text, pos)
+        return m.start() if m else -1
+    return text.find(alt, pos)
 
 
 def _number_alternatives(key: str) -> tuple[str, ...] | None:
@@ -52,7 +72,7 @@ def _number_alternatives(key: str) -> tuple[str, ...] | None:
             return (body[-3:],) if body else None
         return (_integer_anchor(body), body.translate(_TO_SUPERSCRIPT))
     p, q = body.split("/", 1)
-    alts = [_integer_anchor(p), "frac"]
+    alts = [_integer_anchor(p), "frac"]  # "frac" also covers \frac34 and mixed numbers
     value = Fraction(int(p), int(q))
     den = value.denominator
     while den % 2 == 0:
@@ -114,7 +134,7 @@ def form_anchors(form: str) -> tuple[tuple[str, ...], ...]:
 def _selectivity(group: tuple[str, ...]) -> int:
     """A group is as selective as its commonest alternative: longer anchors are rarer, digits are
     rarer than letters in prose, and non-ASCII symbols (``²``, ``¾``) rarer still."""
-    return min(len(a) + 2 * any(ch.isdigit() for ch in a) + 3 * (not a.isascii()) for a in group)
+    return min(len(a.lstrip("#")) + 2 * any(ch.isdigit() for ch in a) + 3 * (not a.isascii()) for a in group)
 
 
 def text_may_contain(text: str, groups, lowered: str | None = None) -> bool:
@@ -125,6 +145,9 @@ def text_may_contain(text: str, groups, lowered: str | None = None) -> bool:
                 if lowered is None:
                     lowered = text.lower()
                 if alt[1:] in lowered:
+                    break
+            elif alt[0] == "#":
+                if numeral_pattern(alt[1:]).search(text):
                     break
             elif alt in text:
                 break

@@ -30,7 +30,7 @@ from functools import lru_cache
 
 from .budget import NO_DEADLINE, BudgetExceeded, Deadline
 from .nodes import Node, coerce_nodes
-from .anchors import form_anchors, text_may_contain
+from .anchors import find_anchor, form_anchors, text_may_contain
 from .normalize import FUNC, ID, NUM, Tokens, tokenize_windows
 from .relations import SEP, Chain, build_chains, commutative_key, split_relation
 
@@ -78,7 +78,7 @@ def _anchor_segments(text: str, lowered: str | None, groups, starts, ends, deadl
     hit: set[int] = set()
     for alt in first:
         needle = alt[1:] if alt[0] == "~" else alt
-        at = hay.find(needle)
+        at = find_anchor(hay, needle)
         steps = 0
         while at >= 0:
             steps += 1
@@ -86,7 +86,7 @@ def _anchor_segments(text: str, lowered: str | None, groups, starts, ends, deadl
                 deadline.check()
             k = bisect_right(starts, at) - 1
             hit.add(k)
-            at = hay.find(needle, ends[k])  # the rest of this segment is already counted
+            at = find_anchor(hay, needle, ends[k])  # the rest of this segment is already counted
     if len(groups) == 1:
         return sorted(hit)
     return sorted(k for k in hit if text_may_contain(text[starts[k]:ends[k]], groups[1:]))
