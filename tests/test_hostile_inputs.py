@@ -69,7 +69,11 @@ def test_budget_holds_off_the_main_thread(name):
     th.start()
     th.join(60)
     assert not th.is_alive()
-    assert out["elapsed"] < 1.0 + SLACK_S and out["score"]["timed_out"]
+    assert out["elapsed"] < 1.0 + SLACK_S
+    if name == "many equations":  # 50,000 lines, but x = 3 sits on line 4: found, no timeout
+        assert "n1" in out["score"]["covered"]
+    else:
+        assert out["score"]["timed_out"]
 
 
 def test_budget_holds_in_worker_processes():
