@@ -17,6 +17,7 @@ is hard on any thread.
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 from .budget import Deadline
@@ -42,7 +43,9 @@ def _parse_gold(gold: str):
     from math_verify import ExprExtractionConfig, LatexExtractionConfig, parse
 
     configs = [LatexExtractionConfig(), ExprExtractionConfig()]
-    wrapped = gold if ("$" in gold or "\\boxed" in gold or "\\(" in gold) else f"${gold}$"
+    gold = gold.replace("\\$", "")  # MATH's currency sign (\$18.90) is not a math delimiter
+    delimited = re.search(r"(?<!\\)\$", gold) or "\\boxed" in gold or "\\(" in gold
+    wrapped = gold if delimited else f"${gold}$"
     parsed = parse(wrapped, extraction_config=configs, parsing_timeout=None)
     if not parsed:
         parsed = parse(gold, extraction_config=configs, parsing_timeout=None)

@@ -72,17 +72,7 @@ def _ids(row):
     return f"{row['idx']}-{row['response_index']}-{row['why'].split()[0]}"
 
 
-GOLD_WITH_DOLLAR = pytest.mark.xfail(
-    strict=True,
-    reason="consensus_metrics does not parse a gold answer written '\\$6' (MATH's escaped dollar); "
-           "math-verify parses it once wrapped in $...$. Reported to the consensus_metrics owner.",
-)
-
-
-@pytest.mark.parametrize("row", [
-    pytest.param(row, id=_ids(row), marks=GOLD_WITH_DOLLAR if "\\$" in row["answer"] else ())
-    for row in SAMPLE_ROWS
-])
+@pytest.mark.parametrize("row", SAMPLE_ROWS, ids=_ids)
 def test_acc_agrees_with_minerva_math_verify(row):
     theirs = int(verify(parse(row["solution"]), parse(row["response"])))
     assert _our_acc(row) == theirs
@@ -93,8 +83,6 @@ def test_acc_agrees_with_math_verify_of_aime_extraction(row):
     """A math-verify check of what lm-eval's aime24 extracts gives our verdict."""
     extracted = _aime_extraction(row["response"])
     theirs = int(verify(parse(f"${row['answer']}$"), parse(f"${extracted}$")))
-    if "\\$" in row["answer"]:
-        pytest.xfail("gold '\\$6': see test_acc_agrees_with_minerva_math_verify")
     assert _our_acc(row) == theirs
 
 
@@ -115,5 +103,5 @@ def test_minerva_exact_match_needs_the_minerva_answer_sentence(row):
 
 
 def test_fixture_covers_right_and_wrong_answers():
-    verdicts = [_our_acc(row) for row in SAMPLE_ROWS if "\\$" not in row["answer"]]
+    verdicts = [_our_acc(row) for row in SAMPLE_ROWS]
     assert verdicts.count(1) >= 10 and verdicts.count(0) >= 6
