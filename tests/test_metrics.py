@@ -68,6 +68,9 @@ def test_math_verify_gold_first_equivalences():
     assert score_trajectory("so \\boxed{25}", [], "025")["acc"] == 1  # AIME zero padding
     assert score_trajectory("\\boxed{\\left( 3, \\frac{\\pi}{2} \\right)}", [], "\\left( 3, \\frac{\\pi}{2} \\right)")["acc"] == 1
     assert score_trajectory("so \\boxed{3}", [], "4")["acc"] == 0
+    # MATH writes money with an escaped dollar: it is a currency sign, not a math delimiter
+    assert score_trajectory("so \\boxed{6}", [], "\\$6")["acc"] == 1
+    assert score_trajectory("so \\boxed{32348}", [], "\\$32,\\!348")["acc"] == 1
 
 
 def test_tpn_without_tokenizer_counts_pretokens():
