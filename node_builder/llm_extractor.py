@@ -9,8 +9,9 @@ The model sees the problem and up to ``max_solutions`` correct solutions and mus
 * each proposed node is validated (string ``text`` of at most ``MAX_TEXT`` characters, known
   ``kind`` or one inferred, ``value`` only when it is an exact number); invalid entries are
   counted and dropped;
-* LLM rewrites (``forms``) are kept only when math-verify's LaTeX parser (no ``eval``) confirms
-  they equal the node text (both sides, for equations), within math-verify's timeout;
+* LLM rewrites (``forms`` of its own nodes, and :meth:`LLMExtractor.rewrite` for the nodes kept
+  after refine) are kept only when math-verify's LaTeX parser (no ``eval``) confirms they equal
+  the node text (both sides, for equations), within math-verify's timeout;
 * nothing is trusted for support: refine re-matches every LLM node against the correct
   trajectories, so an invented node has support 0 and is dropped.
 
@@ -46,6 +47,19 @@ Problem:
 {problem}
 
 {solutions}
+"""
+
+
+REWRITE_PROMPT = """Here are key intermediate results from solutions of a math problem, as JSON.
+For each, give up to 3 other ways a solution might write exactly the same thing (equivalent
+LaTeX or plain forms: other fraction/decimal notation, rearranged equation, expanded or factored
+form). Use LaTeX without dollar signs. Reply with JSON only: {{"n1": ["...", "..."], "n2": [...]}}
+
+Problem:
+{problem}
+
+Results:
+{nodes}
 """
 
 
@@ -136,14 +150,52 @@ def parse_reply(reply: str, problem_id: str = "?", check_forms: bool = False) ->
     return nodes, invalid + max(0, len(entries) - MAX_NODES)
 
 
+def parse_rewrites(reply: str, nodes: list[Node], problem_id: str = "?") -> int:
+    """Add the verified rewrites of ``reply`` (``{"n1": [forms]}``) to ``nodes[i].forms`` (ids
+    ``n1..``, in order); returns how many forms were added. No JSON -> :class:`ExtractionError`.
+
+    >>> n = Node(text="\\\\frac{1}{2}+\\\\frac{1}{3}", kind="expression", forms=["\\\\frac{1}{2}+\\\\frac{1}{3}"])
+    >>> parse_rewrites('{"n1": ["\\\\\\\\frac{5}{6}", "\\\\\\\\frac{2}{3}"]}', [n]), n.forms[-1]
+    (1, '\\\\frac{5}{6}')
+    """
+    decoder = json.JSONDecoder()
+    obj = None
+    text = reply if isinstance(reply, str) else ""
+    for i, ch in enumerate(text):
+        if ch == "{":
+            try:
+                obj, _ = decoder.raw_decode(text, i)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(obj, dict):
+                break
+            obj = None
+    if not isinstance(obj, dict):
+        raise ExtractionError(f"{problem_id}: LLM rewrite reply has no JSON object: {str(reply)[:120]!r}")
+    added = 0
+    for index, node in enumerate(nodes, start=1):
+        proposals = obj.get(f"n{index}")
+        if not isinstance(proposals, list):
+            continue
+        for form in proposals[:3]:
+            if not isinstance(form, str) or not 0 < len(form) <= MAX_TEXT or len(node.forms) >= 8:
+                continue
+            form = form.strip().strip("$").strip()
+            if form and form not in node.forms and _forms_equal(node.text, form, node.kind):
+                node.forms.append(form)
+                added += 1
+    return added
+
+
 class LLMExtractor:
-    """Prompts a backend once per problem; keeps per-run counts in ``self.stats``."""
+    """Prompts a backend once per problem for nodes (and, after refine, once for rewrites of the
+    kept nodes); ``self.last`` holds the counts for the record's provenance."""
 
     def __init__(self, backend, max_solutions: int = 4, max_solution_chars: int = 3000):
         self.backend = backend
         self.max_solutions = max_solutions
         self.max_solution_chars = max_solution_chars
-        self.last: dict = {"status": "off", "proposed": 0, "invalid": 0}
+        self.last: dict = {"status": "off", "proposed": 0, "invalid": 0, "rewrites": 0}
 
     def prompt(self, problem: Problem, trajectories) -> list[dict]:
         shown = [t.text[: self.max_solution_chars] for t in trajectories[: self.max_solutions]]
@@ -155,7 +207,17 @@ class LLMExtractor:
         try:
             nodes, invalid = parse_reply(reply, problem.id, check_forms=True)
         except ExtractionError as exc:
-            self.last = {"status": f"garbage: {exc}"[:300], "proposed": 0, "invalid": 0}
+            self.last = {"status": f"garbage: {exc}"[:300], "proposed": 0, "invalid": 0, "rewrites": 0}
             raise
-        self.last = {"status": "ok", "proposed": len(nodes) + invalid, "invalid": invalid}
+        self.last = {"status": "ok", "proposed": len(nodes) + invalid, "invalid": invalid, "rewrites": 0}
         return nodes
+
+    def rewrite(self, problem: Problem, nodes: list[Node]) -> None:
+        """Ask for equivalent forms of the kept nodes; only math-verify-confirmed ones are added.
+        A garbage reply adds nothing (and raises :class:`ExtractionError` for the caller to log)."""
+        if not nodes:
+            return
+        listing = json.dumps({f"n{i}": n.text for i, n in enumerate(nodes, start=1)}, ensure_ascii=False)
+        prompt = [{"role": "user", "content": REWRITE_PROMPT.format(problem=problem.problem, nodes=listing)}]
+        reply = self.backend.generate([prompt], n=1)[0][0]
+        self.last["rewrites"] = parse_rewrites(reply, nodes, problem.id)

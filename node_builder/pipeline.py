@@ -11,7 +11,7 @@ Provenance of every record::
      "extractor": "rules" | "rules+llm", "builder_version": "node_builder 0.1.0",
      "support_threshold": 0.5,        # the threshold actually applied (see refine, fallback)
      "refine": {"candidates": 7, "final_answer": 1, ...},  # drop counts per reason (all keys)
-     "llm": {"status": "off" | "ok" | "garbage: ...", "proposed": 0, "invalid": 0},
+     "llm": {"status": "off" | "ok" | "garbage: ...", "proposed": 0, "invalid": 0, "rewrites": 0},
      "note": ""}                      # e.g. why a problem has no nodes
 
 Example:
@@ -49,15 +49,21 @@ def build_record(problem: Problem, config: BuildConfig, llm_extractor=None) -> d
     n_correct = filter_problem(problem)
     correct = problem.correct_trajectories()
     clusters = mine(correct) if correct else []
-    llm_nodes, llm_info = [], {"status": "off", "proposed": 0, "invalid": 0}
+    llm_nodes, llm_info = [], {"status": "off", "proposed": 0, "invalid": 0, "rewrites": 0}
     if llm_extractor is not None and correct:
         try:
             llm_nodes = llm_extractor.extract(problem, correct)
         except ExtractionError as exc:  # garbage reply: counted, rule-based nodes still built
             print(f"warning: {exc}", file=sys.stderr)
-        llm_info = dict(llm_extractor.last)
     nodes, stats, threshold = (refine(problem, clusters, correct, config.refine, llm_nodes)
                                if correct else ([], {"candidates": 0}, config.refine.min_support))
+    if llm_extractor is not None and correct:
+        if not llm_extractor.last["status"].startswith("garbage"):
+            try:
+                llm_extractor.rewrite(problem, nodes)  # extra forms only: coverage can only grow
+            except ExtractionError as exc:
+                print(f"warning: {exc}", file=sys.stderr)
+        llm_info = dict(llm_extractor.last)
     refine_stats = {"candidates": stats.get("candidates", 0)}
     refine_stats.update({reason: stats.get(reason, 0) for reason in DROP_REASONS})
     note = problem.note

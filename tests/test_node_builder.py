@@ -12,7 +12,8 @@ from consensus_metrics import match_nodes
 from node_builder import BUILDER_VERSION
 from node_builder.expand import equation_forms, exact_decimal, expand, latex_to_plain, value_forms
 from node_builder.filter import filter_problem, is_correct, states_answer
-from node_builder.llm_extractor import ExtractionError, parse_reply
+from node_builder.llm_extractor import ExtractionError, parse_reply, parse_rewrites
+from node_builder.schema import Node
 from node_builder.miner import mine
 from node_builder.pipeline import BuildConfig, build_record
 from node_builder.refine import RefineConfig, refine
@@ -142,7 +143,7 @@ def test_record_schema_types_and_provenance():
     assert prov["builder_version"] == BUILDER_VERSION and prov["extractor"] == "rules"
     assert prov["sources"] == ["reference"] and prov["trajectories"] == prov["correct"] == 1
     assert set(prov["refine"]) >= {"candidates", "final_answer", "restates_problem", "over_cap"}
-    assert prov["llm"] == {"status": "off", "proposed": 0, "invalid": 0} and prov["note"] == ""
+    assert prov["llm"] == {"status": "off", "proposed": 0, "invalid": 0, "rewrites": 0} and prov["note"] == ""
     assert build_record(_problem("Ann has 5 apples and buys 7 more, then eats 3. How many?", "9",
                                  "5 + 7 = 12, and 12 - 3 = 9."), BuildConfig()) == record  # deterministic
 
@@ -173,6 +174,17 @@ def test_llm_rewrites_are_kept_only_when_math_verify_confirms_them():
                                    "forms": ["\\frac{5}{6}", "\\frac{2}{3}"]}]})
     [node], _ = parse_reply(reply, "p", check_forms=True)
     assert "\\frac{5}{6}" in node.forms and "\\frac{2}{3}" not in node.forms
+
+
+def test_llm_rewrites_of_kept_nodes_are_verified_and_garbage_adds_nothing():
+    nodes = [Node(text="x = \\frac{3}{4}", kind="equation", forms=["x = \\frac{3}{4}"]),
+             Node(text="2^{10}", kind="expression", forms=["2^{10}"])]
+    reply = json.dumps({"n1": ["x = 0.75", "\\frac{3}{4} = x", "x = 0.7"], "n2": ["1024", 5, "1000"], "n9": ["?"]})
+    assert parse_rewrites(reply, nodes, "p") == 3
+    assert nodes[0].forms == ["x = \\frac{3}{4}", "x = 0.75", "\\frac{3}{4} = x"]
+    assert nodes[1].forms == ["2^{10}", "1024"]
+    with pytest.raises(ExtractionError, match="p3: LLM rewrite reply has no JSON"):
+        parse_rewrites("I think n1 is fine.", nodes, "p3")
 
 
 # ------------------------------------------------------------------ CLI on bad input
