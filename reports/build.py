@@ -1,0 +1,426 @@
+"""``build_report``: lm-eval run folders -> leaderboard.csv/.md, index.html and the tables behind
+the plots, written into one output folder.
+
+Data flow::
+
+    RUN_DIR ... --loading--> runs (results JSON, samples paths)
+        --leaderboard--> leaderboard.csv / leaderboard.md            (results JSON only)
+        --samples--> per-generation + per-node frames                (samples files, if any)
+        --diagnostics--> mismatch.csv, by_level.csv, missed_nodes.csv, coverage_by_position.csv
+        --compare--> comparison.csv                                  (with a baseline)
+        --plots + html--> figures/*.png, index.html                  (self-contained)
+
+Every file is written to a temporary name and renamed, so a crash never leaves half a file.
+
+Example::
+
+    >>> paths = build_report(["base=runs/base", "grpo=runs/grpo"], "report",
+    ...                      ReportOptions(baseline="base"))               # doctest: +SKIP
+    >>> sorted(p.name for p in paths.values())                             # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import os
+import shlex
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from . import diagnostics, html, plots
+from .compare import compare_to_baseline, comparison_markdown, resolve_baseline, signed
+from .leaderboard import (all_keys, common_keys, direction, display_keys, display_metrics,
+                          format_value, leaderboard_frame, metric_label, metrics_long,
+                          resolve_sort, sort_leaderboard, to_markdown)
+from .loading import Run, load_runs
+from .samples import sample_frames
+
+CSS_CLASS = {"right & covered": "c-right-covered", "right, missing process": "c-right-missing",
+             "near miss": "c-near-miss", "wrong & uncovered": "c-wrong-uncovered"}
+
+
+@dataclass
+class ReportOptions:
+    """Options of ``python -m reports build`` (see ``--help``)."""
+
+    sort_by: str | None = None
+    ascending: bool | None = None
+    baseline: str | None = None
+    threshold: float = diagnostics.DEFAULT_THRESHOLD
+    top_nodes: int = 10
+    examples: int = 2
+    title: str = "ConsensusBench report"
+    command: str = ""
+
+
+def _write(path: Path, data: str | bytes) -> Path:
+    """Write atomically: a temporary file in the same folder, then ``os.replace``."""
+    temporary = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    if isinstance(data, bytes):
+        temporary.write_bytes(data)
+    else:
+        temporary.write_text(data, encoding="utf-8")
+    os.replace(temporary, path)
+    return path
+
+
+def _csv(frame: pd.DataFrame) -> str:
+    return frame.to_csv(index=False, float_format="%.6g")
+
+
+def _anchor(row: Any) -> str:
+    run = "".join(ch if ch.isalnum() else "-" for ch in str(row["run"]))
+    return f"ex-{run}-{row['key']}-{row['doc_id']}-{row['gen']}"
+
+
+# ----------------------------------------------------------------------------- context pieces
+
+def _board_context(frame: pd.DataFrame, sorted_by: str, ascending: bool, shared: list[str]
+                   ) -> dict[str, Any]:
+    columns = [{"label": "Run", "text": True, "direction": "asc", "title": "run label"},
+               {"label": "Model", "text": True, "direction": "asc", "title": "model"},
+               {"label": "Settings", "text": True, "direction": "asc", "title": "decoding"}]
+    sources = ["run", "model", "settings"]
+    groups = []
+    for key in display_keys(frame):
+        metrics = display_metrics(frame, key)
+        groups.append({"name": key if key != "mean" else "mean", "span": len(metrics),
+                       "title": f"macro average over {', '.join(shared)}" if key == "mean"
+                       else f"consensusbench_{key}"})
+        for metric in metrics:
+            column = f"{key}/{metric}"
+            columns.append({"label": metric_label(metric), "text": False,
+                            "direction": "asc" if direction(metric) < 0 else "desc",
+                            "title": f"{column} (click to sort)"})
+            sources.append(column)
+    for column, source in zip(columns, sources):
+        column["sorted"] = ("asc" if ascending else "desc") if source == sorted_by else ""
+    best: dict[str, float] = {}
+    for source in sources[3:]:
+        values = frame[source].dropna()
+        sign = direction(source)
+        if len(values) > 1 and sign != 0 and values.nunique() > 1:
+            best[source] = values.max() if sign > 0 else values.min()
+    rows = []
+    for _, record in frame.iterrows():
+        cells = []
+        for source in sources:
+            value = record[source]
+            if source in ("run", "model", "settings"):
+                cells.append({"html": value, "sort": value, "cls": "text"})
+                continue
+            metric = source.split("/", 1)[1]
+            stderr = record.get(f"{source}_stderr", math.nan)
+            if value is None or (isinstance(value, float) and math.isnan(value)):
+                cells.append({"html": "–", "sort": "", "cls": ""})
+                continue
+            main = format_value(value, math.nan, metric)
+            shown = html.Markup("{}").format(main)
+            if stderr is not None and not (isinstance(stderr, float) and math.isnan(stderr)):
+                digits = 1 if metric in ("tpn", "n_tokens") else 3
+                shown += html.Markup(' <span class="se">± {}</span>').format(f"{stderr:.{digits}f}")
+            cells.append({"html": shown, "sort": f"{value:.10g}",
+                          "cls": "best" if source in best and value == best[source] else ""})
+        rows.append(cells)
+    mean_note = (f"mean: macro average over the benchmarks every run has ({', '.join(shared)})."
+                 if "mean" in display_keys(frame) else "")
+    return {"columns": columns, "groups": groups, "rows": rows, "sorted_by": sorted_by,
+            "ascending": ascending, "mean_note": mean_note}
+
+
+def _levels_context(levels: pd.DataFrame, has_math: bool, has_math_samples: bool
+                    ) -> dict[str, Any]:
+    if levels.empty:
+        if not has_math:
+            missing = "No run evaluated MATH-500 (consensusbench_math500), so there is no " \
+                      "difficulty breakdown."
+        elif not has_math_samples:
+            missing = "The MATH-500 runs have no samples file (run lm_eval with --log_samples): " \
+                      "levels are read per problem from it."
+        else:
+            missing = "The MATH-500 samples carry no difficulty level."
+        return {"rows": [], "missing": missing}
+    rows = [{"run": r.run if r.key == "math500" else f"{r.run} ({r.key})", "level": r.level,
+             "n": r.n, "acc": format_value(r.acc, r.acc_stderr),
+             "ncr": format_value(r.ncr, r.ncr_stderr)} for r in levels.itertuples()]
+    return {"rows": rows, "missing": ""}
+
+
+def _mismatch_context(table: pd.DataFrame, by_benchmark: pd.DataFrame, examples: pd.DataFrame
+                      ) -> dict[str, Any]:
+    cells = [{"name": name, "cls": CSS_CLASS[name], "help": diagnostics.CATEGORY_HELP[name]}
+             for name in diagnostics.CATEGORIES]
+    anchors: dict[tuple[str, str], list[dict]] = {}
+    for _, row in examples.iterrows():
+        anchors.setdefault((row["run"], row["category"]), []).append({"anchor": _anchor(row)})
+    rows = []
+    for _, row in table.iterrows():
+        rows.append({
+            "run": row["run"],
+            "cells": [{"share": html.number(row[f"share: {name}"]), "count": int(row[name]),
+                       "examples": anchors.get((row["run"], name), [])}
+                      for name in diagnostics.CATEGORIES],
+            "no_nodes": int(row["no nodes"]), "generations": int(row["generations"]),
+        })
+    per_benchmark = [{"run": row["run"], "key": row["key"],
+                      "cells": [f"{html.number(row[f'share: {name}'])} ({int(row[name])})"
+                                for name in diagnostics.CATEGORIES],
+                      "no_nodes": int(row["no nodes"])} for _, row in by_benchmark.iterrows()]
+    return {"cells": cells, "rows": rows, "by_benchmark": per_benchmark, "missing": ""}
+
+
+def _nodes_context(missed: pd.DataFrame) -> list[dict[str, Any]]:
+    tables = []
+    run_columns = [c for c in missed.columns if c.startswith("reached: ")]
+    for key, group in missed.groupby("benchmark", sort=False):
+        runs_here = [c for c in run_columns if group[c].notna().any()]
+        tables.append({
+            "key": key, "runs": [c[len("reached: "):] for c in runs_here],
+            "rows": [{"problem_id": r["problem_id"], "node_text": r["node_text"],
+                      "kind": r["kind"], "support": html.number(r["support"], 2),
+                      "position": html.number(r["position"], 2), "attempts": int(r["attempts"]),
+                      "miss_rate": html.number(r["miss_rate"], 2),
+                      "runs": [html.number(r[c], 2) for c in runs_here]}
+                     for _, r in group.iterrows()],
+        })
+    return tables
+
+
+def _comparison_context(table: pd.DataFrame, baseline: str) -> dict[str, Any]:
+    metrics = [m for m in ("acc", *sorted({m for m in table.metric if m.startswith("pass@")},
+                                          key=lambda m: int(m[5:])), "ncr", "tpn", "n_tokens")
+               if m in set(table.metric)]
+    rows = []
+    for (run, key), group in table.groupby(["run", "key"], sort=False):
+        entries = group.set_index("metric")
+        cells = []
+        for metric in metrics:
+            if metric not in entries.index:
+                cells.append({"text": "–", "cls": "", "title": ""})
+                continue
+            entry = entries.loc[metric]
+            se = "" if math.isnan(entry["delta_se"]) else f" ± {entry['delta_se']:.3g}"
+            cells.append({
+                "text": signed(entry["delta"], metric) + se,
+                "cls": entry["verdict"] if entry["verdict"] in ("better", "worse", "changed") else "",
+                "title": f"{metric_label(metric)}: {html.number(entry['baseline'])} → "
+                         f"{html.number(entry['value'])} ({entry['verdict']}"
+                         + ("" if math.isnan(entry["z"]) else f", z = {entry['z']:.2f}") + ")",
+            })
+        rows.append({"run": run, "key": key, "cells": cells})
+    return {"baseline": baseline, "metrics": [metric_label(m) for m in metrics], "rows": rows}
+
+
+def _examples_context(examples: pd.DataFrame, nodes: pd.DataFrame) -> list[dict[str, Any]]:
+    from consensus_metrics import split_think
+
+    node_texts = {}
+    if not nodes.empty:
+        firsts = nodes.drop_duplicates(["run", "key", "doc_id", "node_id"])
+        for row in firsts.itertuples():
+            node_texts.setdefault((row.run, row.key, row.doc_id), []).append(
+                (row.node_id, row.node_text))
+    counts = {}
+    out = []
+    for _, row in examples.iterrows():
+        text_for_think = row["text_head"] + row["text_tail"]
+        think = ""
+        if row["has_think"]:
+            answer, unclosed = split_think(text_for_think)
+            think = "<think> opened and never closed: no final answer (Acc 0)" if unclosed or \
+                row["think_unclosed"] else "closed </think>: Acc read after it; NCR/TPN over the whole trace"
+        key = (row["run"], row["key"], row["doc_id"])
+        counts[key] = counts.get(key, 0) + 1
+        covered = set(row["covered"])
+        out.append({
+            "anchor": _anchor(row), "category": row["category"], "cls": CSS_CLASS[row["category"]],
+            "run": row["run"], "key": row["key"], "problem_id": row["problem_id"],
+            "gen": int(row["gen"]), "n_gen": int(row["n_gen"]),
+            "problem": row["problem"], "gold": row["gold"], "pred": row["pred"],
+            "acc": html.number(row["acc"], 0), "ncr": html.number(row["ncr"], 2),
+            "tpn": html.number(row["tpn"], 1), "n_tokens": html.number(row["n_tokens"], 0),
+            "level": "" if math.isnan(row["level"]) else int(row["level"]),
+            "think": think,
+            "nodes": [{"id": node_id, "text": text, "covered": node_id in covered}
+                      for node_id, text in node_texts.get(key, [])],
+            "text": html.highlight_spans(row["text_head"], row["text_tail"], int(row["text_len"]),
+                                         row["positions"]),
+        })
+    return out
+
+
+def _figure(fig, name: str, caption: str, figures_dir: Path, written: dict[str, Path]
+            ) -> list[dict[str, str]]:
+    if fig is None:
+        return []
+    png = plots.png_bytes(fig)
+    written[f"figure:{name}"] = _write(figures_dir / f"{name}.png", png)
+    return [{"src": html.data_uri(png), "alt": caption, "caption": caption}]
+
+
+# ----------------------------------------------------------------------------- main entry
+
+def build_report(specs: list[str], out_dir: str | os.PathLike,
+                 options: ReportOptions | None = None) -> dict[str, Path]:
+    """Build the whole report for the runs ``specs`` (``PATH`` or ``LABEL=PATH``) into
+    ``out_dir``; returns ``{name: path}`` of the files written. Raises
+    :class:`reports.loading.ReportInputError` (naming the path) on unusable input."""
+    options = options or ReportOptions()
+    if not 0.0 <= options.threshold <= 1.0:
+        raise ValueError(f"--coverage-threshold must lie in [0, 1], got {options.threshold}")
+    runs = load_runs(specs)
+    labels = [run.label for run in runs]
+    baseline = resolve_baseline(labels, options.baseline) if options.baseline else None
+    out = Path(out_dir)
+    figures_dir = out / "figures"
+    figures_dir.mkdir(parents=True, exist_ok=True)
+    written: dict[str, Path] = {}
+
+    # Leaderboard (results JSON only).
+    long = metrics_long(runs)
+    frame = leaderboard_frame(runs)
+    sorted_by, ascending = resolve_sort(frame, options.sort_by, options.ascending)
+    board = sort_leaderboard(frame, sorted_by, ascending)
+    shared = common_keys(runs)
+    notes = _global_notes(runs, shared)
+    comparison = compare_to_baseline(long, baseline) if baseline else None
+    markdown = to_markdown(board, shared)
+    if comparison is not None:
+        markdown += "\n" + comparison_markdown(comparison, baseline)
+    written["leaderboard.csv"] = _write(out / "leaderboard.csv", _csv(board))
+    written["leaderboard.md"] = _write(out / "leaderboard.md", markdown)
+    if comparison is not None:
+        written["comparison.csv"] = _write(out / "comparison.csv", _csv(comparison))
+
+    # Samples: per generation and per node.
+    generations, nodes = sample_frames(runs)
+    threshold = options.threshold
+    with_samples = not generations.empty
+    if with_samples:
+        labelled = diagnostics.with_categories(generations, threshold)
+        mismatch = diagnostics.mismatch_table(generations, threshold)
+        mismatch_by_key = diagnostics.mismatch_table(generations, threshold, by=("run", "key"))
+        levels = diagnostics.by_level(generations)
+        missed = diagnostics.missed_nodes(nodes, options.top_nodes)
+        coverage = diagnostics.coverage_by_position(nodes)
+        examples = diagnostics.pick_examples(generations, threshold, options.examples)
+        export = labelled.drop(columns=["text_head", "text_tail", "positions", "problem"])
+        export["covered"] = export["covered"].map(";".join)
+        written["generations.csv"] = _write(out / "generations.csv", _csv(export))
+        written["mismatch.csv"] = _write(out / "mismatch.csv", _csv(
+            pd.concat([mismatch.assign(key="all"), mismatch_by_key], ignore_index=True)
+            .assign(threshold=threshold)))
+        written["by_level.csv"] = _write(out / "by_level.csv", _csv(levels))
+        written["missed_nodes.csv"] = _write(out / "missed_nodes.csv", _csv(missed))
+        written["coverage_by_position.csv"] = _write(out / "coverage_by_position.csv",
+                                                     _csv(coverage))
+
+    # Figures and page.
+    figures: dict[str, list] = {"main": [], "levels": [], "mismatch": [], "nodes": [],
+                                "comparison": []}
+    figures["main"] += _figure(plots.acc_vs_ncr(long, labels), "acc_vs_ncr",
+                               "Acc against NCR per run (colour) and benchmark (marker), ±1 s.e.; "
+                               "dotted: Acc = NCR.", figures_dir, written)
+    figures["main"] += _figure(plots.metric_bars(long, labels, "tpn", "TPN (tokens per node)",
+                                                 "Tokens per node reached (lower is better)"),
+                               "tpn", "TPN per benchmark and run, ±1 s.e.; n/a: no node reached.",
+                               figures_dir, written)
+    figures["main"] += _figure(plots.metric_bars(long, labels, "n_tokens", "mean tokens",
+                                                 "Generated tokens"),
+                               "tokens", "Mean generated tokens per benchmark and run, ±1 s.e.",
+                               figures_dir, written)
+    context: dict[str, Any] = {
+        "title": options.title, "built": dt.datetime.now().strftime("%Y-%m-%d %H:%M"),
+        "command": options.command or "python -m reports build " + " ".join(
+            shlex.quote(spec) for spec in specs),
+        "runs": [_run_context(run) for run in runs], "keys": all_keys(runs),
+        "board": _board_context(board, sorted_by, ascending, shared),
+        "threshold": f"{threshold:g}", "examples_per_cell": options.examples,
+        "comparison": None, "figures": figures,
+    }
+    has_math = any(t.benchmark == "math500" for r in runs for t in r.tasks.values())
+    has_math_samples = any(t.benchmark == "math500" and t.samples_path
+                           for r in runs for t in r.tasks.values())
+    if with_samples:
+        figures["levels"] += _figure(plots.difficulty_lines(levels, labels), "math500_levels",
+                                     "MATH-500 Acc and NCR by difficulty level (per generation, "
+                                     "±1 s.e.).", figures_dir, written)
+        figures["mismatch"] += _figure(plots.mismatch_bars(mismatch), "mismatch",
+                                       f"Share of generations per cell (τ = {threshold:g}).",
+                                       figures_dir, written)
+        figures["nodes"] += _figure(plots.position_lines(coverage, labels), "node_position",
+                                    "Share of nodes reached by their relative position in the "
+                                    "reference solutions.", figures_dir, written)
+        context["levels"] = _levels_context(levels, has_math, has_math_samples)
+        context["mismatch"] = _mismatch_context(mismatch, mismatch_by_key, examples)
+        context["nodes"] = {"tables": _nodes_context(missed),
+                            "missing": "No problem in the samples has nodes."}
+        context["examples"] = _examples_context(examples, nodes)
+        context["examples_missing"] = "No generation of a problem with nodes."
+    else:
+        missing = "No run has a samples file (run lm_eval with --log_samples): the per-sample " \
+                  "views (mismatch table, node diagnostics, difficulty levels, examples) " \
+                  "cannot be shown."
+        context["levels"] = _levels_context(pd.DataFrame(), has_math, False)
+        context["mismatch"] = {"rows": [], "missing": missing}
+        context["nodes"] = {"tables": [], "missing": missing}
+        context["examples"] = []
+        context["examples_missing"] = missing
+    if comparison is not None:
+        figures["comparison"] += _figure(plots.delta_bars(comparison, baseline, labels),
+                                         "comparison", f"Δ Acc and Δ NCR vs {baseline} "
+                                         "(green: better, red: worse), ±1 combined s.e.",
+                                         figures_dir, written)
+        context["comparison"] = _comparison_context(comparison, baseline)
+    context["notes"] = notes
+    context["run_notes"] = [f"{run.label}: {note}" for run in runs for note in run.notes]
+    written["index.html"] = _write(out / "index.html", html.render(context))
+    for note in notes + context["run_notes"]:
+        print(f"reports: note: {note}", file=sys.stderr)
+    return written
+
+
+def _global_notes(runs: list[Run], shared: list[str]) -> list[str]:
+    notes = []
+    keys = all_keys(runs)
+    partial = [key for key in keys if key not in shared]
+    if partial:
+        missing_by = {key: [r.label for r in runs if key not in r.tasks] for key in partial}
+        notes.append("Runs cover different benchmarks: " + "; ".join(
+            f"{key} missing in {', '.join(labels)}" for key, labels in missing_by.items())
+            + (f". The mean columns average only the shared ones ({', '.join(shared)})."
+               if len(shared) >= 2 else ". No mean column (fewer than two shared benchmarks)."))
+    for run in runs:
+        absent = [t.task for t in run.tasks.values() if t.samples_path is None]
+        if absent:
+            notes.append(f"{run.label}: no samples file for {', '.join(absent)} — its mismatch "
+                         f"cells, node diagnostics, difficulty levels and examples are missing.")
+        for key, task in run.tasks.items():
+            if math.isnan(task.metrics.get("tpn", math.nan)):
+                notes.append(f"{run.label}: TPN undefined on {key} (no generation reached a node).")
+            if math.isnan(task.metrics.get("ncr", math.nan)):
+                notes.append(f"{run.label}: NCR undefined on {key} (its problems have no nodes).")
+            unclosed = task.metrics.get("think_unclosed", 0)
+            if unclosed and not math.isnan(unclosed):
+                notes.append(f"{run.label}: {int(unclosed)} generation(s) on {key} opened <think> "
+                             f"and never closed it (scored Acc 0); raise max_gen_toks.")
+    return notes
+
+
+def _run_context(run: Run) -> dict[str, Any]:
+    config = run.config
+    args = config.get("model_args")
+    if isinstance(args, dict):
+        args = ",".join(f"{k}={v}" for k, v in args.items())
+    return {
+        "label": run.label, "model": run.model, "settings": run.settings,
+        "backend": f"{config.get('model', '?')}: {args or ''}",
+        "tasks": [{"name": t.task, "samples": t.samples_path is not None}
+                  for t in run.tasks.values()],
+        "paths": [str(p) for p in run.results_paths],
+    }

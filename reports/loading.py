@@ -1,0 +1,401 @@
+"""Read lm-eval output folders into :class:`Run` objects (results JSON + logged samples).
+
+An lm-eval run with ``--output_path OUT`` writes, per model,
+``OUT/<model_name_sanitized>/results_<ts>.json`` and, with ``--log_samples``, one
+``samples_<task>_<ts>.jsonl`` per task next to it (same ``<ts>``). This module finds those files,
+checks them, and groups them into runs:
+
+* every folder holding ``results_*.json`` files is one model;
+* its results files, oldest first, are merged into one run while their task sets do not overlap
+  (tasks evaluated one call at a time); a file that repeats a task starts a new run (a repeated
+  evaluation of the same model, labelled ``#1``, ``#2``, ...).
+
+Only the ConsensusBench tasks (``consensusbench_<benchmark>[_<variant>]``) are read; groups and
+other tasks are listed in :attr:`Run.notes` and skipped. Every error names the offending path
+(and line for JSONL files) and raises :class:`ReportInputError`.
+
+Example::
+
+    >>> runs = load_runs(["tests/fixtures/reports/greedy-192"])      # doctest: +SKIP
+    >>> runs[0].label, sorted(runs[0].tasks)                         # doctest: +SKIP
+    ('greedy-192', ['gsm8k', 'math500'])
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+
+RESULTS_PREFIX = "results_"
+TASK_PATTERN = re.compile(r"^consensusbench_(?P<benchmark>[A-Za-z0-9]+)(?:_(?P<variant>\w+))?$")
+BENCHMARK_ORDER = ("math500", "gsm8k", "aime24", "aime25")
+"""Column order of the known benchmarks; others follow alphabetically."""
+
+
+class ReportInputError(ValueError):
+    """Input the report cannot use; the message names the file (and line) at fault."""
+
+
+@dataclass
+class TaskResult:
+    """One ConsensusBench task of one run, as lm-eval reported it.
+
+    ``metrics`` maps a metric name (``acc``, ``ncr``, ``pass@16``, ``acc_stderr``, ...) to a float
+    (NaN where lm-eval wrote ``"N/A"``); ``text_metrics`` holds the string-valued ones
+    (``tpn_unit``). ``key`` is the leaderboard column group: the benchmark name, or
+    ``<benchmark>_<variant>`` when the run also has the plain task of that benchmark.
+    """
+
+    task: str
+    benchmark: str
+    variant: str
+    key: str
+    metrics: dict[str, float]
+    text_metrics: dict[str, str]
+    n_problems: int | None
+    repeats: int
+    generation_kwargs: dict[str, Any]
+    results_path: Path
+    samples_path: Path | None
+
+
+@dataclass
+class Run:
+    """One evaluated model (or training checkpoint): one leaderboard row."""
+
+    label: str
+    model: str
+    folder: Path
+    results_paths: list[Path]
+    config: dict[str, Any]
+    date: str
+    tasks: dict[str, TaskResult] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def settings(self) -> str:
+        """Decoding settings in a few words, e.g. ``greedy, max 192 tok`` or
+        ``T=0.6 top-p=0.95, 16 samples, max 48 tok`` (per task when they differ)."""
+        described = {key: describe_generation(task.generation_kwargs, task.repeats)
+                     for key, task in self.tasks.items()}
+        distinct = sorted(set(described.values()))
+        if len(distinct) == 1:
+            return distinct[0]
+        return "; ".join(f"{key}: {text}" for key, text in described.items())
+
+
+def describe_generation(kwargs: dict[str, Any], repeats: int) -> str:
+    """Decoding settings of a task in a few words.
+
+    >>> describe_generation({"do_sample": False, "temperature": 0.0, "max_gen_toks": 96}, 1)
+    'greedy, max 96 tok'
+    >>> describe_generation({"do_sample": True, "temperature": 0.6, "top_p": 0.95}, 16)
+    'T=0.6 top-p=0.95, 16 samples'
+    """
+    sampled = str(kwargs.get("do_sample", "")).lower() == "true" or (
+        _as_float(kwargs.get("temperature")) or 0.0) > 0.0
+    parts = []
+    if sampled:
+        text = f"T={kwargs.get('temperature', '?')}"
+        if kwargs.get("top_p") not in (None, 1, 1.0):
+            text += f" top-p={kwargs['top_p']}"
+        parts.append(text)
+    else:
+        parts.append("greedy")
+    if repeats > 1:
+        parts.append(f"{repeats} samples")
+    if kwargs.get("max_gen_toks") is not None:
+        parts.append(f"max {kwargs['max_gen_toks']} tok")
+    return ", ".join(parts)
+
+
+def benchmark_sort_key(key: str) -> tuple[int, str]:
+    """Order column groups: the known benchmarks first (SPEC order), variants after their base.
+
+    >>> sorted(["aime24", "zzz", "gsm8k_pass16", "math500", "gsm8k"], key=benchmark_sort_key)
+    ['math500', 'gsm8k', 'gsm8k_pass16', 'aime24', 'zzz']
+    """
+    base = key.split("_", 1)[0]
+    rank = BENCHMARK_ORDER.index(base) if base in BENCHMARK_ORDER else len(BENCHMARK_ORDER)
+    return rank, key
+
+
+# ----------------------------------------------------------------------------- reading files
+
+def read_json(path: Path) -> Any:
+    """Parse one JSON file; a clear :class:`ReportInputError` naming ``path`` otherwise."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as err:
+        raise ReportInputError(f"{path}: cannot read ({err.strerror or err})") from err
+    except UnicodeDecodeError as err:
+        raise ReportInputError(f"{path}: not UTF-8 text ({err.reason})") from err
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as err:
+        raise ReportInputError(
+            f"{path}: corrupt JSON at line {err.lineno} column {err.colno} ({err.msg})") from err
+
+
+def iter_jsonl(path: Path) -> Iterator[tuple[int, dict]]:
+    """Yield ``(line number, object)`` for each non-empty line of a JSONL file; errors name
+    ``path:line``."""
+    try:
+        handle = path.open(encoding="utf-8")
+    except OSError as err:
+        raise ReportInputError(f"{path}: cannot read ({err.strerror or err})") from err
+    with handle:
+        lineno = 0
+        try:
+            for lineno, line in enumerate(handle, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    row = json.loads(line)
+                except json.JSONDecodeError as err:
+                    raise ReportInputError(
+                        f"{path}:{lineno}: corrupt JSON ({err.msg} at column {err.colno})") from err
+                if not isinstance(row, dict):
+                    raise ReportInputError(
+                        f"{path}:{lineno}: expected a JSON object, got {type(row).__name__}")
+                yield lineno, row
+        except UnicodeDecodeError as err:
+            raise ReportInputError(f"{path}:{lineno + 1}: not UTF-8 text ({err.reason})") from err
+
+
+def _as_float(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return float(value)
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            return None
+    return None
+
+
+def split_metrics(entry: dict[str, Any]) -> tuple[dict[str, float], dict[str, str]]:
+    """lm-eval's ``"metric,filter": value`` entries -> ``({metric: float}, {metric: str})``.
+
+    The ``none`` filter wins when a metric appears under several filters; ``"N/A"`` becomes NaN.
+
+    >>> split_metrics({"acc,none": 0.5, "acc_stderr,none": "N/A", "tpn_unit,none": "tok", "alias": "x"})
+    ({'acc': 0.5, 'acc_stderr': nan}, {'tpn_unit': 'tok'})
+    """
+    numbers: dict[str, float] = {}
+    texts: dict[str, str] = {}
+    chosen_filter: dict[str, str] = {}
+    for raw_key, value in entry.items():
+        if "," not in raw_key:
+            continue
+        metric, filter_name = raw_key.split(",", 1)
+        if metric in chosen_filter and chosen_filter[metric] == "none":
+            continue
+        chosen_filter[metric] = filter_name
+        number = _as_float(value)
+        if number is not None:
+            numbers[metric] = number
+        elif value == "N/A" or value is None:
+            numbers[metric] = math.nan
+        else:
+            texts[metric] = str(value)
+    return numbers, texts
+
+
+# ----------------------------------------------------------------------------- finding runs
+
+def timestamp_of(results_path: Path) -> str:
+    """The ``<ts>`` of ``results_<ts>.json``.
+
+    >>> timestamp_of(Path("results_2026-11-30T00-15-08.978019.json"))
+    '2026-11-30T00-15-08.978019'
+    """
+    return results_path.name[len(RESULTS_PREFIX):-len(".json")]
+
+
+def find_results_files(path: Path) -> list[Path]:
+    """All ``results_*.json`` files of an lm-eval ``--output_path`` (searched recursively), or
+    ``[path]`` when ``path`` is such a file."""
+    if not path.exists():
+        raise ReportInputError(f"{path}: does not exist")
+    if path.is_file():
+        if path.name.startswith(RESULTS_PREFIX) and path.suffix == ".json":
+            return [path]
+        raise ReportInputError(
+            f"{path}: not an lm-eval results file (expected results_<timestamp>.json or the "
+            f"--output_path folder of an lm_eval run)")
+    found = sorted(p for p in path.rglob(f"{RESULTS_PREFIX}*.json") if p.is_file())
+    if not found:
+        raise ReportInputError(
+            f"{path}: not an lm-eval output folder: no results_*.json inside (give the "
+            f"--output_path of an `lm_eval ... --log_samples` run)")
+    return found
+
+
+def parse_run_spec(spec: str) -> tuple[str | None, Path]:
+    """``LABEL=PATH`` or ``PATH`` -> ``(label or None, path)``. A spec that exists as a path is
+    always a path, even with ``=`` in it.
+
+    >>> parse_run_spec("base=runs/qwen"), parse_run_spec("runs/qwen")
+    (('base', PosixPath('runs/qwen')), (None, PosixPath('runs/qwen')))
+    """
+    if "=" in spec and not Path(spec).exists():
+        label, _, path = spec.partition("=")
+        if label.strip() and path.strip():
+            return label.strip(), Path(path.strip())
+    return None, Path(spec)
+
+
+def short_model_name(results: dict[str, Any], folder: Path) -> str:
+    """A readable model name: the hub id as given (``Qwen/Qwen3-8B``), the last component of a
+    local path, else the folder name."""
+    name = results.get("model_name") or ""
+    model_args = (results.get("config") or {}).get("model_args")
+    if not name and isinstance(model_args, dict):
+        name = model_args.get("pretrained") or model_args.get("model") or ""
+    name = str(name).strip()
+    if not name:
+        return folder.name
+    if name.startswith(("/", ".", "~")) or Path(name).is_absolute():
+        return Path(name.rstrip("/")).name
+    return name
+
+
+def _check_results(results: Any, path: Path) -> dict[str, Any]:
+    if not isinstance(results, dict) or not isinstance(results.get("results"), dict):
+        raise ReportInputError(
+            f"{path}: not an lm-eval results file (no 'results' object at the top level)")
+    return results
+
+
+def _task_results(results: dict[str, Any], path: Path) -> tuple[list[TaskResult], list[str]]:
+    """The ConsensusBench tasks of one results file, and the names of the entries skipped."""
+    groups = set((results.get("group_subtasks") or {}).keys())
+    configs = results.get("configs") or {}
+    n_samples = results.get("n-samples") or {}
+    tasks, skipped = [], []
+    for name, entry in results["results"].items():
+        match = TASK_PATTERN.match(name)
+        if name in groups or not match or not isinstance(entry, dict):
+            skipped.append(name)
+            continue
+        metrics, text_metrics = split_metrics(entry)
+        config = configs.get(name) or {}
+        count = (n_samples.get(name) or {}).get("effective")
+        if count is None:
+            count = entry.get("sample_len")
+        tasks.append(TaskResult(
+            task=name, benchmark=match["benchmark"], variant=match["variant"] or "",
+            key=match["benchmark"], metrics=metrics, text_metrics=text_metrics,
+            n_problems=int(count) if isinstance(count, (int, float)) else None,
+            repeats=int(config.get("repeats") or 1),
+            generation_kwargs=dict(config.get("generation_kwargs") or {}),
+            results_path=path,
+            samples_path=None,
+        ))
+    return tasks, skipped
+
+
+def _attach_samples(task: TaskResult) -> None:
+    candidate = task.results_path.with_name(
+        f"samples_{task.task}_{timestamp_of(task.results_path)}.jsonl")
+    task.samples_path = candidate if candidate.is_file() else None
+
+
+def _assign_keys(tasks: dict[str, TaskResult]) -> dict[str, TaskResult]:
+    """Column group per task: the benchmark, or ``benchmark_variant`` when another task of the
+    run already uses the plain benchmark name."""
+    by_benchmark: dict[str, list[TaskResult]] = {}
+    for task in tasks.values():
+        by_benchmark.setdefault(task.benchmark, []).append(task)
+    keyed: dict[str, TaskResult] = {}
+    for benchmark, group in by_benchmark.items():
+        for task in group:
+            task.key = benchmark if len(group) == 1 or not task.variant \
+                else f"{benchmark}_{task.variant}"
+            keyed[task.key] = task
+    return dict(sorted(keyed.items(), key=lambda item: benchmark_sort_key(item[0])))
+
+
+def _runs_of_folder(folder: Path, files: list[Path], base_label: str) -> list[Run]:
+    """Group one model folder's results files into runs (see the module docstring)."""
+    runs: list[Run] = []
+    current: Run | None = None
+    current_tasks: dict[str, TaskResult] = {}
+    for path in sorted(files, key=timestamp_of):
+        results = _check_results(read_json(path), path)
+        tasks, skipped = _task_results(results, path)
+        if not tasks:
+            raise ReportInputError(
+                f"{path}: no ConsensusBench task in this results file (it has: "
+                f"{', '.join(sorted(results['results'])) or 'nothing'}); run lm_eval with "
+                f"--tasks consensusbench_<benchmark>")
+        names = {task.task for task in tasks}
+        if current is None or names & set(current_tasks):
+            if current is not None:
+                current.tasks = _assign_keys(current_tasks)
+            current = Run(label=base_label, model=short_model_name(results, folder), folder=folder,
+                          results_paths=[], config=dict(results.get("config") or {}),
+                          date=timestamp_of(path))
+            current_tasks = {}
+            runs.append(current)
+        current.results_paths.append(path)
+        for task in tasks:
+            _attach_samples(task)
+            current_tasks[task.task] = task
+        groups = [name for name in skipped if name in (results.get("group_subtasks") or {})]
+        others = [name for name in skipped if name not in groups]
+        if others:
+            current.notes.append(f"{path.name}: skipped non-ConsensusBench tasks: "
+                                 f"{', '.join(sorted(others))}")
+    if current is not None:
+        current.tasks = _assign_keys(current_tasks)
+    if len(runs) > 1:
+        for index, run in enumerate(runs, start=1):
+            run.label = f"{base_label} #{index}"
+    return runs
+
+
+def load_runs(specs: list[str]) -> list[Run]:
+    """Load every run named on the command line (``PATH`` or ``LABEL=PATH``), in order.
+
+    Labels default to the folder name given (``runs/qwen3-8b`` -> ``qwen3-8b``), extended by
+    the model name when one folder holds several models, and by ``#i`` for repeated runs;
+    duplicates across arguments get `` (2)``, `` (3)``, ...
+    """
+    if not specs:
+        raise ReportInputError("no run folder given")
+    runs: list[Run] = []
+    for spec in specs:
+        label, path = parse_run_spec(spec)
+        files = find_results_files(path)
+        by_folder: dict[Path, list[Path]] = {}
+        for file in files:
+            by_folder.setdefault(file.parent, []).append(file)
+        for folder, folder_files in by_folder.items():
+            if path.is_file():
+                base = label or short_model_name(_check_results(read_json(path), path), folder)
+            else:
+                base = label or path.resolve().name
+                if len(by_folder) > 1:
+                    first = _check_results(read_json(folder_files[0]), folder_files[0])
+                    base = f"{base}/{short_model_name(first, folder)}"
+            runs.extend(_runs_of_folder(folder, folder_files, base))
+    seen: dict[str, int] = {}
+    for run in runs:
+        seen[run.label] = seen.get(run.label, 0) + 1
+        if seen[run.label] > 1:
+            run.label = f"{run.label} ({seen[run.label]})"
+    for run in runs:
+        for task in run.tasks.values():
+            if task.samples_path is None:
+                run.notes.append(
+                    f"no samples file for {task.task} (run lm_eval with --log_samples): its "
+                    f"mismatch table, node diagnostics, difficulty levels and examples are not shown")
+    return runs
