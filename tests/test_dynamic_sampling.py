@@ -131,8 +131,11 @@ def test_dynamic_sampling_trains_only_on_informative_groups(tiny_model_dir, tmp_
     seen = []
     kinds = ["flat"] * 6 + ["varied"] * 6
     trainer = make_trainer(tiny_model_dir, tmp_path, kinds, DynamicSamplingConfig(max_gen_batches=16), recorder=seen)
+    before = {n: p.detach().clone() for n, p in trainer.model.named_parameters()}
     trainer.train()
     assert trainer.state.global_step == 3
+    # informative groups carry advantages, so the policy really moved
+    assert any(not torch.equal(before[n], p.detach()) for n, p in trainer.model.named_parameters())
     assert len(seen) == 3
     for batch in seen:
         assert batch["advantages"].shape == (4,)
