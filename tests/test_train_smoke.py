@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from training_recipes.evaluate import checkpoints_of, evaluate_checkpoint, lm_eval_command, main as evaluate_main
-from training_recipes.train import build_trainer, main as train_main, parse_args
+from training_recipes.train import build_trainer, parse_args
 
 ROOT = Path(__file__).resolve().parent.parent
 SMOKE = ROOT / "training_recipes" / "configs" / "smoke_cpu.yaml"

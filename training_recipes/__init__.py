@@ -13,6 +13,12 @@ See training_recipes/README.md.
 
 from training_recipes.guards import GuardConfig
 from training_recipes.rewards import MODES, ConsensusReward, consensus_reward, mix_reward
-from training_recipes.verl_adapter import compute_score
-
 __all__ = ["MODES", "ConsensusReward", "GuardConfig", "compute_score", "consensus_reward", "mix_reward"]
+
+
+def __getattr__(name):
+    if name == "compute_score":  # lazy: ``python -m training_recipes.verl_adapter`` must not find it imported
+        from training_recipes.verl_adapter import compute_score
+
+        return compute_score
+    raise AttributeError(f"module 'training_recipes' has no attribute {name!r}")
