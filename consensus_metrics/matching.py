@@ -55,9 +55,11 @@ _EQUALITY = {"=", "≡"}
 _FLIP = {"<": ">", ">": "<", "≤": "≥", "≥": "≤", "=": "=", "≡": "≡", "≠": "≠", "≈": "≈"}
 
 
-# A segment ends after a sentence end (". ", "? ", "! ") or at a line break, unless the next line
-# continues a relation chain ("&= 9" in align). Chains and token sequences never cross either.
-_SEGMENT_END_RE = re.compile(r"(?<=[.!?])[ \t]+(?=\S)|\n(?![ \t&]*(?:=|<|>|≤|≥|≡|\\le|\\ge|\\equiv|\\approx|\\neq))")
+# A segment ends after a sentence end (". ", "? ", and "! " after a word -- after a number it is a
+# factorial) or at a line break, unless the next line continues a relation chain ("&= 9" in
+# align). Chains and token sequences never cross either.
+_SEGMENT_END_RE = re.compile(
+    r"(?:(?<=[.?])|(?<=[A-Za-z]!))[ \t]+(?=\S)|\n(?![ \t&]*(?:=|<|>|≤|≥|≡|\\le|\\ge|\\equiv|\\approx|\\neq))")
 
 
 def segments(text: str) -> list[int]:

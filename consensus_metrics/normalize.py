@@ -51,6 +51,7 @@ _RAW_RE = re.compile(
      (?P<tag></?[A-Za-z]{2,}[A-Za-z0-9_]*>)
     |(?P<cmd>\\[A-Za-z]+)
     |(?P<esc>\\.)
+    |(?P<compound>\d+(?:st|nd|rd|th)(?![A-Za-z])|\d+(?:\.\d+)?-[A-Za-z]{3,}(?:-[A-Za-z]+)*|[A-Za-z]{2,}(?:-[A-Za-z]{2,})+|[A-Za-z]-[A-Za-z]{3,}(?:-[A-Za-z]+)*)
     |(?P<num>\d{1,3}(?:(?:,|\{,\}|\\,)\d{3})+(?:\.\d+)?(?![\d])|\d+(?:\.\d+)?|\.\d+)
     |(?P<word>[A-Za-z]{4,}(?:[ ](?!(?:sqrt|sinh|cosh|tanh|arc[a-z]+)(?![a-z]))[a-z]{4,}(?![\w\\{(^_$]))+|[A-Za-z]+)
     |(?P<sup>[⁰¹²³⁴⁵⁶⁷⁸⁹]+)
@@ -61,7 +62,7 @@ _RAW_RE = re.compile(
     re.VERBOSE | re.DOTALL,
 )
 # raw lexeme types = the regex group numbers above
-_TAG, _CMD, _ESC, _NUM, _WORD, _SUP, _OPC, _OTHER = range(2, 10)
+_TAG, _CMD, _ESC, _COMPOUND, _NUM, _WORD, _SUP, _OPC, _OTHER = range(2, 11)
 
 _SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789")
 
@@ -133,7 +134,8 @@ _STOPWORDS = frozenset(
     set she the too two use was way who why yes yet you all few per via let lot sum day cm mm km kg mg
     ml ft yd mi hr hrs min sec lb lbs oz mph kph pm am each both then than them they this that with from
     into onto also only just what when will been were have more most some such does done gets made
-    make take find know need want next last same ten six top end odd box cat dog car pen cup bag hat""".split()
+    make take find know need want next last same ten six top end odd box cat dog car pen cup bag hat
+    ok vs eg ie hi mr ms dr st nd rd th oh ah re""".split()
 )
 _UNITS = frozenset("cm mm km kg mg ml ft yd mi hr hrs min mins sec secs lb lbs oz mph kph sq cents dollars hours minutes seconds".split())
 _MATHY_RAW = {_CMD, _ESC, _NUM, _SUP}
@@ -378,6 +380,8 @@ class _Builder:
             self._operator(s, start, end, depth)
         elif typ == _ESC:
             self._escape(s[1], start, end)
+        elif typ == _COMPOUND:  # 4-packs, 2nd, x-axis, non-negative: prose, not arithmetic
+            self._push("~" + s.lower(), WORD, start, end)
         elif typ == _TAG:  # <think>, </think>, <answer>: markup separates like a sentence end
             self._push(s.lower(), PUNCT, start, end)
         elif typ == _SUP:
@@ -450,6 +454,9 @@ class _Builder:
         glued_l = prev is not None and not ws and prev[3] == start and self._mathy(prev)
         glued_r = nxt is not None and nxt[2] == end and (self._mathy(nxt) or nxt[1] == "(")
         if len(w) == 1:
+            if prev is not None and not ws and prev[1] in ("'", "’") and prev[3] == start:
+                self._push("~" + lw, WORD, start, end)  # the s of it's, the t of don't
+                return
             spaced_l = prev is None or ws > 0
             spaced_r = nxt is None or nxt[4] > 0
             if w in "aAI" and spaced_l and spaced_r and self._next_is_word():
@@ -467,7 +474,7 @@ class _Builder:
         if len(w) <= 3:
             if glued_l or glued_r or w.isupper():
                 split = True
-            elif lw not in _STOPWORDS and w.islower() and (len(w) == 2 or len(set(w)) == 3 and set(w) <= set("abcmnpqrstuvwxyzijk")):
+            elif len(w) == 2 and lw not in _STOPWORDS and w.islower():  # "xy = 12"; 3 letters are prose
                 split = True
         elif glued_l and glued_r:
             split = True
@@ -501,6 +508,10 @@ class _Builder:
             self.opens = []
             self._sequence(depth + 1, in_group=True)
             self.opens = opens
+            closing = self.raw[self.i - 1]
+            if (len(self.out.keys) > mark and closing[1] == "}" and closing[0] == _OPC
+                    and not any(k in (REL, PUNCT, WORD) for k in self.out.kinds[mark:])):
+                self.out.ends[-1] = max(self.out.ends[-1], closing[3])  # x^{10}: the span ends at }
         elif (typ == _NUM and not whole_number and len(s) > 1) or (typ == _WORD and len(s) > 1):
             # \frac12 -> {1}{2}, \frac ab -> {a}{b}: TeX takes one character.
             self.raw[self.i] = (typ, s[1:], start + 1, end, 0)
@@ -534,6 +545,12 @@ class _Builder:
                 nxt = self.raw[self.i]
                 if nxt[0] == _OPC and nxt[1] == ".":
                     self.i += 1
+                elif nxt[0] in (_OPC, _ESC) and not nxt[4]:
+                    # \left( ... \right): the delimiter's token spans the command too
+                    n_before = len(self.out.keys)
+                    self._one(depth)
+                    if len(self.out.keys) > n_before and self.out.starts[-1] == nxt[2]:
+                        self.out.starts[-1] = start
         elif name in _PROSE_WRAPPERS or name in ("mathrm", "operatorname"):
             self._wrapped(depth, prose=1 if name in _PROSE_WRAPPERS else -1, operator=name == "operatorname")
         elif name in _MATH_WRAPPERS:
@@ -629,6 +646,8 @@ class _Builder:
                     return
                 self._push(f"#{a}/{b}", NUM, start, end)
                 return
+        if not _needs_parens(num):  # \frac{6}{8}: the numerator's span starts at \frac
+            num = [(num[0][0], num[0][1], start) + tuple(num[0][3:])] + num[1:]
         self._emit_tokens(num, wrap=True, start=start)
         self.out.append("/", OP, num[-1][3], num[-1][3])
         self._emit_den(den)
@@ -701,7 +720,10 @@ class _Builder:
         elif s == "*":
             self._push("*", OP, start, end)
         elif s == "**":
-            self._exponent(start, end, depth)
+            if self._is_power_stars():
+                self._exponent(start, end, depth)
+            else:  # markdown emphasis (**Step 1:**) is layout
+                self.spaced = True
         elif s == "^":
             self._exponent(start, end, depth)
         elif s == "_":
@@ -723,6 +745,15 @@ class _Builder:
             self._push("|", MISC, start, end, no_mult=True)
         else:  # , ; : . ?
             self._push(s, PUNCT, start, end)
+
+    def _is_power_stars(self) -> bool:
+        """``x**2`` is a power; ``**Step 1:**`` (markdown bold) is not: a power is glued to
+        an operand on both sides."""
+        raw, i = self.raw, self.i  # raw[i - 1] is the "**" lexeme
+        if raw[i - 1][4] or i < 2 or i >= len(raw) or raw[i][4]:
+            return False
+        prev, nxt = raw[i - 2], raw[i]
+        return (prev[0] in (_NUM, _WORD) or prev[1] in (")", "}")) and (nxt[0] in (_NUM, _WORD) or nxt[1] in ("(", "{", "-"))
 
     def _close(self, s, start, end):
         out = self.out
@@ -865,8 +896,8 @@ def _implicit_mult(pk: int, pkey: str, kind: int, key: str, spaced: bool) -> boo
     if pkey == "!" or pkey == "%":
         return False
     if pk == NUM:
-        if kind == ID:
-            return not spaced or len(key) == 1 and not key.isascii()
+        if kind == ID:  # 2x, 2 x, 4 g(x), 2π
+            return True
         if kind == FUNC:
             return key != "@mod"
         if kind == OPEN:
