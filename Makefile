@@ -67,7 +67,7 @@ bench: setup
 
 ## data: rebuild the shipped node data from the raw sources (reproducible, no model)
 data: setup
-	$(PY) -m node_builder build-all --raw $(RAW) --out lm_eval_tasks/consensusbench/data
+	$(PY) -m node_builder build-all --raw $(RAW) --out-dir lm_eval_tasks/consensusbench/data
 
 clean:
 	rm -rf build dist *.egg-info runs .pytest_cache
