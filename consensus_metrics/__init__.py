@@ -10,7 +10,7 @@ Public API (see SPEC §3-§4 and the README):
 
 Modules, one concern each: ``normalize`` (canonical tokens), ``numbers`` (exact rationals),
 ``relations`` (equation chains), ``matching`` (node coverage), ``symbolic`` (bounded sympy
-fallback), ``answer`` (math-verify Acc), ``tokens`` (TPN token positions), ``metrics`` (scores and
+fallback), ``answer`` (math-verify Acc), ``records`` (reading SPEC §2 files), ``tokens`` (TPN token positions), ``metrics`` (scores and
 aggregates), ``batch`` (many trajectories, worker processes), ``budget`` and ``sandbox`` (hard
 time limits on any thread), ``nodes`` (node schema validation), ``cli`` (``python -m
 consensus_metrics score``).
@@ -23,6 +23,7 @@ from .matching import NodeMatch, match_nodes
 from .metrics import aggregate_scores, mean_stderr, pass_at_k, score_trajectory
 from .nodes import Node, coerce_nodes
 from .normalize import canonical_key, tokenize
+from .records import iter_jsonl, read_problem_file
 from .relations import relation_chains
 from .sandbox import warmup
 
@@ -31,5 +32,5 @@ __version__ = "0.1.0"
 __all__ = [
     "match_nodes", "score_trajectory", "score_batch", "aggregate_scores", "pass_at_k", "mean_stderr",
     "NodeMatch", "Node", "coerce_nodes", "canonical_key", "tokenize", "relation_chains", "split_think",
-    "warmup", "DEFAULT_BUDGET_S",
+    "warmup", "DEFAULT_BUDGET_S", "read_problem_file", "iter_jsonl",
 ]

@@ -28,6 +28,7 @@ from .batch import iter_score_batch
 from .budget import DEFAULT_BUDGET_S
 from .metrics import aggregate_scores
 from .nodes import coerce_nodes
+from .records import iter_jsonl
 from .tokens import tokenizer_name
 
 _TEXT_KEYS = ("completion", "text", "response", "output")
@@ -40,21 +41,12 @@ def _warn(msg: str) -> None:
 
 def read_jsonl(path: str, counters: dict):
     """Yield (line number, object) for each valid JSON object line; report and count bad ones."""
-    with open(path, encoding="utf-8", errors="replace") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                _warn(f"{path}:{lineno}: not valid JSON ({exc.msg}); skipped")
-                counters["bad_lines"] += 1
-                continue
-            if not isinstance(obj, dict):
-                _warn(f"{path}:{lineno}: expected a JSON object; skipped")
-                counters["bad_lines"] += 1
-                continue
-            yield lineno, obj
+
+    def bad(message: str):
+        _warn(message + "; skipped")
+        counters["bad_lines"] += 1
+
+    yield from iter_jsonl(path, on_error=bad)
 
 
 def load_problems(paths, counters: dict) -> dict:

@@ -895,20 +895,12 @@ def _implicit_mult(pk: int, pkey: str, kind: int, key: str, spaced: bool) -> boo
     """Juxtaposition that means multiplication: ``2x``, ``2(x)``, ``)(``, ``x y``, ``2\\sqrt3``."""
     if pkey == "!" or pkey == "%":
         return False
-    if pk == NUM:
-        if kind == ID:  # 2x, 2 x, 4 g(x), 2π
+    if pk == NUM or pk == ID:
+        if kind == ID:  # 2x, 2 x, 4 g(x), 2π, x y
             return True
-        if kind == FUNC:
+        if kind == FUNC:  # 2\sqrt3, x \sin y
             return key != "@mod"
-        if kind == OPEN:
-            return not spaced and key == "("
-        return False
-    if pk == ID:
-        if kind == ID:
-            return True
-        if kind == FUNC:
-            return key != "@mod"
-        if kind == OPEN:
+        if kind == OPEN:  # 2(x+1), f(x); "3 (since ...)" is prose
             return not spaced and key == "("
         return False
     if pk == CLOSE and pkey == ")":

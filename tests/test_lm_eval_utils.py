@@ -67,9 +67,9 @@ def test_aime25_ships_problems_without_nodes():
 @pytest.mark.parametrize("line, message", [
     ("{not json", ":2: not valid JSON"),
     ('["a list"]', ":2: expected a JSON object"),
-    ('{"id": "x", "problem": "p", "answer": 5, "nodes": []}', ":2: field 'answer' must be a str"),
+    ('{"id": "x", "problem": "p", "answer": null, "nodes": []}', ":2: field 'answer' must be a str"),
     ('{"id": "x", "problem": "p", "answer": "5"}', ":2: field 'nodes' must be a list"),
-    ('{"id": "x", "problem": "p", "answer": "5", "nodes": [{"text": "a"}]}', ":2: nodes[0] needs"),
+    ('{"id": "x", "problem": "p", "answer": "5", "nodes": [{"id": "a"}]}', ":2: node 0 (id 'a'): missing field 'text'"),
 ])
 def test_bad_data_lines_are_reported_with_file_and_line(tmp_path, line, message):
     good = json.dumps({"id": "ok", "problem": "p", "answer": "1", "nodes": []})

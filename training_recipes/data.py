@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from consensus_metrics.nodes import coerce_node
+from consensus_metrics.records import iter_jsonl
 
 __all__ = ["DEFAULT_PROMPT_TEMPLATE", "TrainingDataError", "load_training_split", "normalise_nodes", "read_records"]
 
@@ -34,6 +35,10 @@ DEFAULT_PROMPT_TEMPLATE = "{problem}\nPlease reason step by step, and put your f
 
 class TrainingDataError(ValueError):
     """A training record that cannot be used; the message names ``file:line`` and the field."""
+
+
+def _fail(message: str):
+    raise TrainingDataError(message)
 
 
 def normalise_nodes(nodes: Any, where: str = "<nodes>") -> list[dict[str, Any]]:
@@ -88,28 +93,19 @@ def read_records(path: str | Path) -> list[dict[str, Any]]:
             f"training split {path} does not exist (build it with node_builder, or set --dataset_path)"
         )
     records = []
-    with path.open(encoding="utf-8") as handle:
-        for line_no, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            where = f"{path}:{line_no}"
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as err:
-                raise TrainingDataError(f"{where}: not valid JSON ({err})") from err
-            if not isinstance(row, dict):
-                raise TrainingDataError(f"{where}: expected a JSON object, got {type(row).__name__}")
-            for key in ("problem", "answer"):
-                if not isinstance(row.get(key), (str, int, float)) or str(row.get(key)).strip() == "":
-                    raise TrainingDataError(f"{where}: field '{key}' must be a non-empty string")
-            records.append(
-                {
-                    "id": str(row.get("id") or where),
-                    "problem": str(row["problem"]),
-                    "answer": str(row["answer"]),
-                    "nodes": normalise_nodes(row.get("nodes"), where),
-                }
-            )
+    for line_no, row in iter_jsonl(path, on_error=_fail):
+        where = f"{path}:{line_no}"
+        for key in ("problem", "answer"):
+            if not isinstance(row.get(key), (str, int, float)) or str(row.get(key)).strip() == "":
+                raise TrainingDataError(f"{where}: field '{key}' must be a non-empty string")
+        records.append(
+            {
+                "id": str(row.get("id") or where),
+                "problem": str(row["problem"]),
+                "answer": str(row["answer"]),
+                "nodes": normalise_nodes(row.get("nodes"), where),
+            }
+        )
     if not records:
         raise TrainingDataError(f"{path}: no records")
     return records

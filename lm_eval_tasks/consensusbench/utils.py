@@ -59,7 +59,6 @@ PACKAGE_DATA_DIR = Path(__file__).resolve().parent / "data"
 PASS_AT_K = (2, 4, 8, 16, 32, 64, 128)
 """pass@k values reported (those <= n, plus k = n) when a task runs ``repeats: n`` > 1."""
 
-REQUIRED_FIELDS = {"id": str, "problem": str, "answer": str, "nodes": list}
 TOKENIZER_KEYS = ("tpn_tokenizer", "tokenizer", "pretrained", "model")
 """Metadata keys naming TPN's tokenizer, first match wins. ``--model_args`` lands in the
 metadata, so ``pretrained=`` (hf, vllm) or ``tokenizer=``/``model=`` (local-*-completions) work;
@@ -103,37 +102,7 @@ def read_problems(path: Path) -> list[dict[str, Any]]:
             f"the tasks at another folder with --metadata '{{\"data_dir\": \"DIR\"}}' or "
             f"${DATA_DIR_ENV}."
         )
-    rows = []
-    with path.open(encoding="utf-8") as handle:
-        for lineno, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as err:
-                raise ValueError(f"{path}:{lineno}: not valid JSON ({err.msg})") from err
-            if not isinstance(row, dict):
-                raise ValueError(f"{path}:{lineno}: expected a JSON object, got {type(row).__name__}")
-            for field, kind in REQUIRED_FIELDS.items():
-                if not isinstance(row.get(field), kind):
-                    raise ValueError(
-                        f"{path}:{lineno}: field {field!r} must be a {kind.__name__}, "
-                        f"got {row.get(field)!r:.80}"
-                    )
-            for position, node in enumerate(row["nodes"]):
-                if not isinstance(node, dict) or not isinstance(node.get("id"), str) \
-                        or not isinstance(node.get("text"), str):
-                    raise ValueError(
-                        f"{path}:{lineno}: nodes[{position}] needs string 'id' and 'text' fields"
-                    )
-                # Arrow needs one type per column: SPEC values are exact strings like "3/4".
-                if node.get("value") is not None:
-                    node["value"] = str(node["value"])
-                node["forms"] = [str(form) for form in node.get("forms") or []]
-            rows.append(row)
-    if not rows:
-        raise ValueError(f"{path}: no problems in the file")
-    return rows
+    return consensus_metrics.records.read_problem_file(path)
 
 
 def load_consensusbench(data_file: str, data_dir: str | None = None, **metadata: Any) -> dict:
