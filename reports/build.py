@@ -36,9 +36,9 @@ from . import diagnostics, html, plots
 from .compare import compare_to_baseline, comparison_markdown, resolve_baseline, signed
 from .leaderboard import (all_keys, common_keys, direction, display_keys, display_metrics,
                           format_value, leaderboard_frame, metric_label, metrics_long,
-                          resolve_sort, sort_leaderboard, to_markdown)
+                          repeat_summary, resolve_sort, sort_leaderboard, to_markdown)
 from .loading import Run, load_runs
-from .samples import sample_frames
+from .samples import attach_texts, sample_frames
 
 CSS_CLASS = {"right & covered": "c-right-covered", "right, missing process": "c-right-missing",
              "near miss": "c-near-miss", "wrong & uncovered": "c-wrong-uncovered"}
@@ -70,7 +70,7 @@ def _write(path: Path, data: str | bytes) -> Path:
 
 
 def _csv(frame: pd.DataFrame) -> str:
-    return frame.to_csv(index=False, float_format="%.6g")
+    return frame.to_csv(index=False)
 
 
 def _anchor(row: Any) -> str:
@@ -133,6 +133,41 @@ def _board_context(frame: pd.DataFrame, sorted_by: str, ascending: bool, shared:
             "ascending": ascending, "mean_note": mean_note}
 
 
+def _repeat_cells(repeats: pd.DataFrame) -> tuple[list[str], list[dict[str, Any]]]:
+    metrics = [m for m in ("acc", "ncr", "tpn", "n_tokens") if m in set(repeats["metric"])]
+    rows = []
+    for (model, key), group in repeats.groupby(["model_runs", "key"], sort=False):
+        entries = group.set_index("metric")
+        cells = []
+        for metric in metrics:
+            if metric not in entries.index or entries.loc[metric, "repeats"] == 0:
+                cells.append("–")
+                continue
+            entry = entries.loc[metric]
+            digits = 1 if metric in ("tpn", "n_tokens") else 3
+            spread = "" if math.isnan(entry["sd"]) else f" (sd {entry['sd']:.{digits}f})"
+            cells.append(f"{entry['mean']:.{digits}f}{spread}")
+        rows.append({"model": model, "key": key, "repeats": int(group["repeats"].max()),
+                     "cells": cells})
+    return [metric_label(m) for m in metrics], rows
+
+
+def _repeats_context(repeats: pd.DataFrame) -> dict[str, Any] | None:
+    if repeats.empty:
+        return None
+    metrics, rows = _repeat_cells(repeats)
+    return {"metrics": metrics, "rows": rows}
+
+
+def _repeats_markdown(repeats: pd.DataFrame) -> str:
+    metrics, rows = _repeat_cells(repeats)
+    table = pd.DataFrame([{"Model": r["model"], "Benchmark": r["key"], "Runs": r["repeats"],
+                           **dict(zip(metrics, r["cells"]))} for r in rows])
+    return ("## Repeated runs\n\n" + table.to_markdown(index=False, disable_numparse=True)
+            + "\n\nMean over the repeated runs of one model and the standard deviation between "
+              "them.\n")
+
+
 def _levels_context(levels: pd.DataFrame, has_math: bool, has_math_samples: bool
                     ) -> dict[str, Any]:
     if levels.empty:
@@ -145,10 +180,22 @@ def _levels_context(levels: pd.DataFrame, has_math: bool, has_math_samples: bool
         else:
             missing = "The MATH-500 samples carry no difficulty level."
         return {"rows": [], "missing": missing}
-    rows = [{"run": r.run if r.key == "math500" else f"{r.run} ({r.key})", "level": r.level,
-             "n": r.n, "acc": format_value(r.acc, r.acc_stderr),
-             "ncr": format_value(r.ncr, r.ncr_stderr)} for r in levels.itertuples()]
-    return {"rows": rows, "missing": ""}
+    level_values = sorted(int(level) for level in levels["level"].unique())
+    rows = []
+    for (run, key), group in levels.groupby(["run", "key"], sort=False):
+        by = group.set_index("level")
+        cells = []
+        for level in level_values:
+            if level not in by.index:
+                cells.append({"text": "–", "title": "not evaluated"})
+                continue
+            entry = by.loc[level]
+            cells.append({"text": f"{html.number(entry['acc'])} / {html.number(entry['ncr'])}",
+                          "title": f"n = {int(entry['n'])} generations; Acc "
+                                   f"{format_value(entry['acc'], entry['acc_stderr'])}; NCR "
+                                   f"{format_value(entry['ncr'], entry['ncr_stderr'])}"})
+        rows.append({"run": run if key == "math500" else f"{run} ({key})", "cells": cells})
+    return {"rows": rows, "levels": level_values, "missing": ""}
 
 
 def _mismatch_context(table: pd.DataFrame, by_benchmark: pd.DataFrame, examples: pd.DataFrame
@@ -204,9 +251,11 @@ def _comparison_context(table: pd.DataFrame, baseline: str) -> dict[str, Any]:
                 cells.append({"text": "–", "cls": "", "title": ""})
                 continue
             entry = entries.loc[metric]
-            se = "" if math.isnan(entry["delta_se"]) else f" ± {entry['delta_se']:.3g}"
+            digits = 1 if metric in ("tpn", "n_tokens") else 3
+            se = "" if math.isnan(entry["delta_se"]) else \
+                html.Markup(' <span class="se">± {}</span>').format(f"{entry['delta_se']:.{digits}f}")
             cells.append({
-                "text": signed(entry["delta"], metric) + se,
+                "text": html.Markup("{}").format(signed(entry["delta"], metric)) + se,
                 "cls": entry["verdict"] if entry["verdict"] in ("better", "worse", "changed") else "",
                 "title": f"{metric_label(metric)}: {html.number(entry['baseline'])} → "
                          f"{html.number(entry['value'])} ({entry['verdict']}"
@@ -289,7 +338,11 @@ def build_report(specs: list[str], out_dir: str | os.PathLike,
     shared = common_keys(runs)
     notes = _global_notes(runs, shared)
     comparison = compare_to_baseline(long, baseline) if baseline else None
+    repeats = repeat_summary(runs)
     markdown = to_markdown(board, shared)
+    if not repeats.empty:
+        markdown += "\n" + _repeats_markdown(repeats)
+        written["repeats.csv"] = _write(out / "repeats.csv", _csv(repeats))
     if comparison is not None:
         markdown += "\n" + comparison_markdown(comparison, baseline)
     written["leaderboard.csv"] = _write(out / "leaderboard.csv", _csv(board))
@@ -308,8 +361,9 @@ def build_report(specs: list[str], out_dir: str | os.PathLike,
         levels = diagnostics.by_level(generations)
         missed = diagnostics.missed_nodes(nodes, options.top_nodes)
         coverage = diagnostics.coverage_by_position(nodes)
-        examples = diagnostics.pick_examples(generations, threshold, options.examples)
-        export = labelled.drop(columns=["text_head", "text_tail", "positions", "problem"])
+        examples = attach_texts(diagnostics.pick_examples(generations, threshold,
+                                                          options.examples))
+        export = labelled.drop(columns=["positions", "problem", "samples_path", "lineno"])
         export["covered"] = export["covered"].map(";".join)
         written["generations.csv"] = _write(out / "generations.csv", _csv(export))
         written["mismatch.csv"] = _write(out / "mismatch.csv", _csv(
@@ -341,7 +395,7 @@ def build_report(specs: list[str], out_dir: str | os.PathLike,
         "runs": [_run_context(run) for run in runs], "keys": all_keys(runs),
         "board": _board_context(board, sorted_by, ascending, shared),
         "threshold": f"{threshold:g}", "examples_per_cell": options.examples,
-        "comparison": None, "figures": figures,
+        "comparison": None, "figures": figures, "repeats": _repeats_context(repeats),
     }
     has_math = any(t.benchmark == "math500" for r in runs for t in r.tasks.values())
     has_math_samples = any(t.benchmark == "math500" and t.samples_path

@@ -14,7 +14,7 @@ Example::
     >>> long = pd.DataFrame({"run": ["base", "rl"], "key": ["gsm8k"] * 2, "metric": ["tpn"] * 2,
     ...                      "value": [40.0, 30.0], "stderr": [3.0, 4.0]})
     >>> row = compare_to_baseline(long, "base").iloc[0]
-    >>> row["delta"], row["delta_se"], row["verdict"], signed(row["delta"], "tpn")
+    >>> float(row["delta"]), float(row["delta_se"]), row["verdict"], signed(row["delta"], "tpn")
     (-10.0, 5.0, 'better', '−10.0 ▼')
 """
 
@@ -24,7 +24,7 @@ import math
 
 import pandas as pd
 
-from .leaderboard import COUNT_METRICS, direction
+from .leaderboard import COUNT_METRICS, direction, metric_label
 from .loading import ReportInputError
 
 COMPARED_COLUMNS = ["run", "key", "metric", "baseline", "value", "delta", "delta_se", "z",
@@ -60,15 +60,16 @@ def verdict(delta: float, metric: str) -> str:
 
 
 def signed(delta: float, metric: str = "acc") -> str:
-    """The delta with an explicit sign and arrow: ``+0.125 ▲``, ``−3.0 ▼``, ``±0``, ``–``.
+    """The delta with an explicit sign and arrow: ``+0.125 ▲``, ``−3.0 ▼``, ``0`` (no change),
+    ``–`` (undefined on either side).
 
     >>> signed(0.125), signed(-0.05), signed(0.0), signed(float("nan"))
-    ('+0.125 ▲', '−0.050 ▼', '±0', '–')
+    ('+0.125 ▲', '−0.050 ▼', '0', '–')
     """
     if delta is None or math.isnan(delta):
         return "–"
     if delta == 0:
-        return "±0"
+        return "0"
     digits = 1 if metric in ("tpn", "n_tokens") else 3
     magnitude = f"{abs(delta):.{digits}f}"
     return f"+{magnitude} ▲" if delta > 0 else f"−{magnitude} ▼"
@@ -114,9 +115,9 @@ def comparison_markdown(table: pd.DataFrame, baseline: str) -> str:
             if metric in cells.index:
                 entry = cells.loc[metric]
                 mark = {"better": " ✅", "worse": " ❌"}.get(entry["verdict"], "")
-                row[f"Δ {metric}"] = signed(entry["delta"], metric) + mark
+                row[f"Δ {metric_label(metric)}"] = signed(entry["delta"], metric) + mark
             else:
-                row[f"Δ {metric}"] = "–"
+                row[f"Δ {metric_label(metric)}"] = "–"
         rows.append(row)
     return (f"## Compared with `{baseline}`\n\n" + pd.DataFrame(rows).to_markdown(index=False, disable_numparse=True)
             + "\n\nΔ = run − baseline. ▲/▼: the value went up/down; ✅/❌: better/worse by the "

@@ -36,6 +36,8 @@ import math
 import numpy as np
 import pandas as pd
 
+from .loading import benchmark_sort_key
+
 CATEGORIES = ("right & covered", "right, missing process", "near miss", "wrong & uncovered")
 CATEGORY_HELP = {
     "right & covered": "right answer and the consensus process (NCR ≥ τ)",
@@ -136,7 +138,8 @@ def missed_nodes(nodes: pd.DataFrame, top: int = 10) -> pd.DataFrame:
     per_run = nodes.groupby([*keys, "run"], sort=False)["covered"].mean().unstack("run")
     per_run.columns = [f"reached: {run}" for run in per_run.columns]
     table = grouped.join(per_run).reset_index()
-    table = table.sort_values(["benchmark", "miss_rate", "attempts", "position"],
+    table["order"] = [benchmark_sort_key(b) for b in table["benchmark"]]
+    table = table.sort_values(["order", "miss_rate", "attempts", "position"],
                               ascending=[True, False, False, True], kind="stable")
     table = table.groupby("benchmark", sort=False).head(top)
     return table[[*columns, *per_run.columns]].reset_index(drop=True)
@@ -172,17 +175,20 @@ def coverage_by_position(nodes: pd.DataFrame, bins: tuple[float, ...] = POSITION
 def pick_examples(generations: pd.DataFrame, threshold: float, per_cell: int = 3
                   ) -> pd.DataFrame:
     """Up to ``per_cell`` example generations per (run, cell): the clearest cases first (for
-    "near miss" the highest NCR, for "right, missing process" the lowest)."""
+    "near miss" the highest NCR, for "right, missing process" and "wrong & uncovered" the
+    lowest), taken in turn from each benchmark so that one benchmark does not fill the cell."""
     if generations.empty or per_cell <= 0:
         return generations.assign(category=pd.Series(dtype=str)).iloc[0:0]
     labelled = with_categories(generations, threshold)
     labelled = labelled[labelled["category"] != "no nodes"]
     picked = []
-    for (run, category), group in labelled.groupby(["run", "category"], sort=False):
+    for (_, category), group in labelled.groupby(["run", "category"], sort=False):
         ascending = category in ("right, missing process", "wrong & uncovered")
-        picked.append(group.sort_values(["ncr", "key", "doc_id", "gen"],
-                                        ascending=[ascending, True, True, True],
-                                        kind="stable").head(per_cell))
+        ordered = group.sort_values(["ncr", "key", "doc_id", "gen"],
+                                    ascending=[ascending, True, True, True], kind="stable")
+        ordered = ordered.assign(turn=ordered.groupby("key", sort=False).cumcount())
+        picked.append(ordered.sort_values("turn", kind="stable").head(per_cell)
+                      .drop(columns="turn"))
     if not picked:
         return labelled.iloc[0:0]
     return pd.concat(picked).reset_index(drop=True)

@@ -44,6 +44,7 @@ h3 { font-size: 15px; margin-bottom: 6px; }
 table { border-collapse: collapse; margin: 8px 0; font-variant-numeric: tabular-nums; }
 th, td { border: 1px solid var(--line); padding: 4px 8px; text-align: right; vertical-align: top; }
 table.board td { white-space: nowrap; }
+.scroll { overflow-x: auto; max-width: 100%; }
 th { background: var(--band); font-weight: 600; }
 td.text, th.text { text-align: left; }
 tbody tr:nth-child(even) { background: #fcfcfd; }
@@ -106,7 +107,7 @@ details summary { cursor: pointer; color: var(--accent); }
   <h2>Leaderboard</h2>
   <p class="muted">Sorted by <code>{{ board.sorted_by }}</code>{{ " (ascending)" if board.ascending else "" }}.
      Click a column header to sort by it. Mean ± standard error over problems; best value per column in bold.</p>
-  <table class="board" id="leaderboard-table">
+  <div class="scroll"><table class="board" id="leaderboard-table">
     <thead>
       <tr><th class="text" colspan="3" rowspan="1"></th>
       {% for group in board.groups %}<th colspan="{{ group.span }}" title="{{ group.title }}">{{ group.name }}</th>{% endfor %}</tr>
@@ -119,11 +120,20 @@ details summary { cursor: pointer; color: var(--accent); }
       {% for cell in row %}<td class="{{ cell.cls }}" data-sort="{{ cell.sort }}">{{ cell.html }}</td>{% endfor %}
     </tr>{% endfor %}
     </tbody>
-  </table>
+  </table></div>
   <p class="muted">Acc: final answer (math-verify); with sampling it is pass@1, the mean over samples.
     pass@k: unbiased estimator. NCR: node coverage rate. TPN: tokens per node reached (lower is better).
     Tokens: mean generated tokens. {% if board.mean_note %}{{ board.mean_note }}{% endif %}
     Files: <a href="leaderboard.csv">leaderboard.csv</a>, <a href="leaderboard.md">leaderboard.md</a>.</p>
+  {% if repeats %}
+  <h3>Repeated runs</h3>
+  <table id="repeats-table"><thead><tr><th class="text">Model</th><th class="text">Benchmark</th><th>Runs</th>
+    {% for metric in repeats.metrics %}<th>{{ metric }}</th>{% endfor %}</tr></thead>
+  <tbody>{% for row in repeats.rows %}<tr><td class="text">{{ row.model }}</td><td class="text">{{ row.key }}</td><td>{{ row.repeats }}</td>
+    {% for cell in row.cells %}<td>{{ cell }}</td>{% endfor %}</tr>{% endfor %}</tbody></table>
+  <p class="muted">Mean over the repeated runs of one model (rows <em>#1</em>, <em>#2</em>, … above) and the standard
+    deviation between them: the run-to-run spread to weigh differences against. <a href="repeats.csv">repeats.csv</a></p>
+  {% endif %}
 </section>
 
 <section id="plots">
@@ -138,9 +148,9 @@ details summary { cursor: pointer; color: var(--accent); }
   <h2>MATH-500 by difficulty level</h2>
   {% if levels.rows %}
   {% for fig in figures.levels %}<figure><img alt="{{ fig.alt }}" src="{{ fig.src }}"><figcaption>{{ fig.caption }}</figcaption></figure>{% endfor %}
-  <table><thead><tr><th class="text">Run</th><th>Level</th><th>n</th><th>Acc</th><th>NCR</th></tr></thead>
-  <tbody>{% for row in levels.rows %}<tr><td class="text">{{ row.run }}</td><td>{{ row.level }}</td><td>{{ row.n }}</td><td>{{ row.acc }}</td><td>{{ row.ncr }}</td></tr>{% endfor %}</tbody></table>
-  <p class="muted">Per generation, from the samples files. <a href="by_level.csv">by_level.csv</a></p>
+  <div class="scroll"><table id="levels-table"><thead><tr><th class="text">Run</th>{% for level in levels.levels %}<th>Level {{ level }}<br><span class="se">Acc / NCR</span></th>{% endfor %}</tr></thead>
+  <tbody>{% for row in levels.rows %}<tr><td class="text">{{ row.run }}</td>{% for cell in row.cells %}<td title="{{ cell.title }}">{{ cell.text }}</td>{% endfor %}</tr>{% endfor %}</tbody></table></div>
+  <p class="muted">Per generation, from the samples files (hover a cell for n and standard errors). <a href="by_level.csv">by_level.csv</a></p>
   {% else %}<p class="muted">{{ levels.missing }}</p>{% endif %}
 </section>
 

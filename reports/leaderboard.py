@@ -82,6 +82,22 @@ def metrics_long(runs: list[Run]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["run", "key", "metric", "value", "stderr"])
 
 
+def repeat_summary(runs: list[Run]) -> pd.DataFrame:
+    """Spread across repeated runs of one model (``label #1``, ``#2``, ...): per model, benchmark
+    and metric (Acc, pass@k, NCR, TPN, Tokens) the mean and sample standard deviation of the
+    runs' values; columns ``model_runs, key, metric, repeats, mean, sd, min, max``."""
+    long = metrics_long(runs)
+    groups = {run.label: run.repeat_of for run in runs if run.repeat_of}
+    columns = ["model_runs", "key", "metric", "repeats", "mean", "sd", "min", "max"]
+    if not groups:
+        return pd.DataFrame(columns=columns)
+    long = long[long["run"].isin(groups) & ~long["metric"].isin([*COUNT_METRICS, "n"])].copy()
+    long["model_runs"] = long["run"].map(groups)
+    table = long.groupby(["model_runs", "key", "metric"], sort=False)["value"].agg(
+        repeats="count", mean="mean", sd="std", min="min", max="max").reset_index()
+    return table[columns]
+
+
 def common_keys(runs: list[Run]) -> list[str]:
     """The benchmark keys every run has, in column order."""
     if not runs:

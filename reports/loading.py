@@ -75,6 +75,8 @@ class Run:
     date: str
     tasks: dict[str, TaskResult] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    repeat_of: str = ""
+    """The shared base label when this run is one of several repeats of a model (``#i``)."""
 
     @property
     def settings(self) -> str:
@@ -359,6 +361,7 @@ def _runs_of_folder(folder: Path, files: list[Path], base_label: str) -> list[Ru
     if len(runs) > 1:
         for index, run in enumerate(runs, start=1):
             run.label = f"{base_label} #{index}"
+            run.repeat_of = base_label
     return runs
 
 

@@ -57,7 +57,8 @@ def _legend_outside(ax, **kwargs) -> None:
 def acc_vs_ncr(long: pd.DataFrame, runs: list[str]) -> Figure | None:
     """Scatter: NCR (x) against Acc (y), one point per (run, benchmark), ±1 stderr bars."""
     acc, ncr = _values(long, "acc"), _values(long, "ncr")
-    points = acc.join(ncr, lsuffix="_acc", rsuffix="_ncr", how="inner").dropna(
+    points = pd.merge(acc, ncr, left_index=True, right_index=True, how="inner",
+                      suffixes=("_acc", "_ncr")).dropna(
         subset=["value_acc", "value_ncr"])
     if points.empty:
         return None

@@ -6,9 +6,10 @@ generations) and, from the task's ``process_results``, ``trajectories``: one sco
 generation (``acc``, ``ncr``, ``tpn``, ``n_tokens``, ``covered``, ``positions``, ``pred``,
 ``think_unclosed``, ``timed_out``). This module flattens them into two pandas frames:
 
-* :func:`generation_frame` — one row per generation (run, benchmark key, problem, generation
-  index, the scores, level/subject, a bounded copy of the text for the examples);
-* :func:`node_frame` — one row per (generation, node of its problem): was the node covered, its
+* the generations frame — one row per generation (run, benchmark key, problem, generation
+  index, the scores, level/subject, and where its line is: texts are not kept, so memory stays
+  small with long thinking traces; :func:`attach_texts` reads back the few shown as examples);
+* the nodes frame — one row per (generation, node of its problem): was the node covered, its
   text, kind, support and relative position (SPEC §2).
 
 Example::
@@ -20,6 +21,7 @@ Example::
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -35,7 +37,7 @@ show an example; thinking traces run to 100k characters)."""
 GENERATION_COLUMNS = [
     "run", "key", "benchmark", "task", "doc_id", "problem_id", "gen", "n_gen", "acc", "ncr", "tpn",
     "n_tokens", "n_nodes", "n_covered", "covered", "positions", "pred", "gold", "think_unclosed",
-    "has_think", "timed_out", "level", "subject", "problem", "text_head", "text_tail", "text_len",
+    "has_think", "timed_out", "level", "subject", "problem", "text_len", "samples_path", "lineno",
 ]
 NODE_COLUMNS = [
     "run", "key", "benchmark", "problem_id", "doc_id", "gen", "node_id", "node_index", "n_nodes",
@@ -101,7 +103,6 @@ def _task_rows(run: Run, task: TaskResult) -> tuple[list[dict], list[dict], list
             text = texts[gen] if gen < len(texts) else ""
             covered = [str(node_id) for node_id in score.get("covered") or []]
             positions = score.get("positions") if isinstance(score.get("positions"), dict) else {}
-            long_text = len(text) > TEXT_HEAD_CHARS + TEXT_TAIL_CHARS
             gen_rows.append({
                 "run": run.label, "key": task.key, "benchmark": task.benchmark, "task": task.task,
                 "doc_id": record.get("doc_id"), "problem_id": problem_id, "gen": gen,
@@ -115,9 +116,7 @@ def _task_rows(run: Run, task: TaskResult) -> tuple[list[dict], list[dict], list
                 "timed_out": bool(score.get("timed_out")),
                 "level": _level(doc), "subject": str(doc.get("subject") or ""),
                 "problem": str(doc.get("problem") or ""),
-                "text_head": text[:TEXT_HEAD_CHARS] if long_text else text,
-                "text_tail": text[-TEXT_TAIL_CHARS:] if long_text else "",
-                "text_len": len(text),
+                "text_len": len(text), "samples_path": str(task.samples_path), "lineno": lineno,
             })
             covered_set = set(covered)
             for index, node in enumerate(nodes):
@@ -135,6 +134,35 @@ def _task_rows(run: Run, task: TaskResult) -> tuple[list[dict], list[dict], list
         notes.append(f"{task.samples_path.name}: {without_scores} line(s) without per-generation "
                      f"'trajectories' (not written by the consensusbench tasks?) were skipped")
     return gen_rows, node_rows, notes
+
+
+def shorten(text: str) -> tuple[str, str]:
+    """``(head, tail)``: the whole text and ``""``, or the first and last characters of a long one.
+
+    >>> shorten("abc")
+    ('abc', '')
+    """
+    if len(text) <= TEXT_HEAD_CHARS + TEXT_TAIL_CHARS:
+        return text, ""
+    return text[:TEXT_HEAD_CHARS], text[-TEXT_TAIL_CHARS:]
+
+
+def attach_texts(selected: pd.DataFrame) -> pd.DataFrame:
+    """``selected`` generations with ``text_head``/``text_tail`` (see :func:`shorten`), read back
+    from their samples files (one pass per file, only the lines needed)."""
+    out = selected.copy()
+    heads, tails = [""] * len(out), [""] * len(out)
+    wanted: dict[str, dict[int, list[tuple[int, int]]]] = {}
+    for position, (path, lineno, gen) in enumerate(
+            zip(out["samples_path"], out["lineno"], out["gen"])):
+        wanted.setdefault(path, {}).setdefault(int(lineno), []).append((position, int(gen)))
+    for path, lines in wanted.items():
+        for lineno, record in iter_jsonl(Path(path)):
+            for position, gen in lines.get(lineno, []):
+                texts = _generations(record)
+                heads[position], tails[position] = shorten(texts[gen] if gen < len(texts) else "")
+    out["text_head"], out["text_tail"] = heads, tails
+    return out
 
 
 def sample_frames(runs: list[Run]) -> tuple[pd.DataFrame, pd.DataFrame]:
