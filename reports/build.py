@@ -230,7 +230,8 @@ def _nodes_context(missed: pd.DataFrame) -> list[dict[str, Any]]:
             "key": key, "runs": [c[len("reached: "):] for c in runs_here],
             "rows": [{"problem_id": r["problem_id"], "node_text": r["node_text"],
                       "kind": r["kind"], "support": html.number(r["support"], 2),
-                      "position": html.number(r["position"], 2), "attempts": int(r["attempts"]),
+                      "position": html.number(r["position"], 2), "n_runs": int(r["runs"]),
+                      "attempts": int(r["attempts"]),
                       "miss_rate": html.number(r["miss_rate"], 2),
                       "runs": [html.number(r[c], 2) for c in runs_here]}
                      for _, r in group.iterrows()],
@@ -431,6 +432,8 @@ def build_report(specs: list[str], out_dir: str | os.PathLike,
                                          "(green: better, red: worse), ±1 combined s.e.",
                                          figures_dir, written)
         context["comparison"] = _comparison_context(comparison, baseline)
+    if with_samples:
+        notes.extend(_node_version_notes(nodes))
     context["notes"] = notes
     context["run_notes"] = [f"{run.label}: {note}" for run in runs for note in run.notes]
     written["index.html"] = _write(out / "index.html", html.render(context))
@@ -449,6 +452,7 @@ def _global_notes(runs: list[Run], shared: list[str]) -> list[str]:
             f"{key} missing in {', '.join(labels)}" for key, labels in missing_by.items())
             + (f". The mean columns average only the shared ones ({', '.join(shared)})."
                if len(shared) >= 2 else ". No mean column (fewer than two shared benchmarks)."))
+    undefined_tpn, undefined_ncr, unclosed = [], [], []
     for run in runs:
         absent = [t.task for t in run.tasks.values() if t.samples_path is None]
         if absent:
@@ -456,14 +460,39 @@ def _global_notes(runs: list[Run], shared: list[str]) -> list[str]:
                          f"cells, node diagnostics, difficulty levels and examples are missing.")
         for key, task in run.tasks.items():
             if math.isnan(task.metrics.get("tpn", math.nan)):
-                notes.append(f"{run.label}: TPN undefined on {key} (no generation reached a node).")
+                undefined_tpn.append(f"{run.label} on {key}")
             if math.isnan(task.metrics.get("ncr", math.nan)):
-                notes.append(f"{run.label}: NCR undefined on {key} (its problems have no nodes).")
-            unclosed = task.metrics.get("think_unclosed", 0)
-            if unclosed and not math.isnan(unclosed):
-                notes.append(f"{run.label}: {int(unclosed)} generation(s) on {key} opened <think> "
-                             f"and never closed it (scored Acc 0); raise max_gen_toks.")
+                undefined_ncr.append(f"{run.label} on {key}")
+            count = task.metrics.get("think_unclosed", 0)
+            if count and not math.isnan(count):
+                unclosed.append(f"{run.label} on {key}: {int(count)}")
+    if undefined_tpn:
+        notes.append("TPN undefined (no generation reached a node): " + "; ".join(undefined_tpn)
+                     + ".")
+    if undefined_ncr:
+        notes.append("NCR undefined (no problem with nodes): " + "; ".join(undefined_ncr) + ".")
+    if unclosed:
+        notes.append("Generations that opened <think> and never closed it (scored Acc 0; raise "
+                     "max_gen_toks): " + "; ".join(unclosed) + ".")
     return notes
+
+
+def _node_version_notes(nodes: pd.DataFrame) -> list[str]:
+    """A note when one problem carries different node lists in different runs (the data files
+    changed between the runs): NCR/TPN are then not comparable on those problems."""
+    if nodes.empty:
+        return []
+    lists = nodes.drop_duplicates(["run", "benchmark", "problem_id", "node_id"]) \
+        .groupby(["benchmark", "problem_id", "run"], sort=False) \
+        .apply(lambda g: tuple(sorted(zip(g["node_id"], g["node_text"]))), include_groups=False)
+    variants = lists.groupby(level=["benchmark", "problem_id"], sort=False).nunique()
+    changed = variants[variants > 1]
+    if changed.empty:
+        return []
+    examples = ", ".join(problem for _, problem in changed.index[:3])
+    return [f"{len(changed)} problem(s) carry different node lists in different runs (the "
+            f"ConsensusBench data changed between the runs), e.g. {examples}: NCR and TPN are not "
+            f"comparable across runs on them."]
 
 
 def _run_context(run: Run) -> dict[str, Any]:

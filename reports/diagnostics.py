@@ -16,7 +16,7 @@
   Generations of problems without nodes (NCR undefined) are counted apart (``no nodes``) and left
   out of the shares.
 * :func:`by_level` — Acc and NCR per MATH-500 difficulty level (1–5), mean ± standard error.
-* :func:`missed_nodes` — per benchmark, the nodes reached least often across all runs.
+* :func:`missed_nodes` — per benchmark, the nodes missed most (each run counts once).
 * :func:`coverage_by_position` — the share of nodes reached, by the node's relative position
   in the reference solutions (SPEC §2 ``position``, binned), per run and benchmark.
 
@@ -122,25 +122,27 @@ def by_level(generations: pd.DataFrame, benchmark: str = "math500") -> pd.DataFr
 
 
 def missed_nodes(nodes: pd.DataFrame, top: int = 10) -> pd.DataFrame:
-    """Per benchmark, the ``top`` nodes reached least often, over every generation of every run
-    that saw the problem: ``miss_rate`` = 1 − reached / attempts; ties favour nodes tried more,
-    then earlier positions. One ``reached: <run>`` column per run (its coverage rate)."""
+    """Per benchmark, the ``top`` nodes missed most. Each run that saw the problem counts once:
+    ``miss_rate`` = mean over those runs of (1 − the share of the run's generations that reached
+    the node), so a 16-sample run weighs no more than a greedy one. Ties favour nodes seen by
+    more runs, then earlier positions. ``attempts`` = generations over all runs; one
+    ``reached: <run>`` column per run (its share of generations reaching the node)."""
     columns = ["benchmark", "problem_id", "node_id", "node_text", "kind", "support", "position",
-               "attempts", "miss_rate"]
+               "runs", "attempts", "miss_rate"]
     if nodes.empty:
         return pd.DataFrame(columns=columns)
     keys = ["benchmark", "problem_id", "node_id"]
     grouped = nodes.groupby(keys, sort=False).agg(
         node_text=("node_text", "first"), kind=("kind", "first"), support=("support", "first"),
-        position=("position", "first"), attempts=("covered", "size"),
-        reached=("covered", "sum"))
-    grouped["miss_rate"] = 1.0 - grouped["reached"] / grouped["attempts"]
+        position=("position", "first"), attempts=("covered", "size"))
     per_run = nodes.groupby([*keys, "run"], sort=False)["covered"].mean().unstack("run")
+    grouped["runs"] = per_run.notna().sum(axis=1)
+    grouped["miss_rate"] = 1.0 - per_run.mean(axis=1)
     per_run.columns = [f"reached: {run}" for run in per_run.columns]
     table = grouped.join(per_run).reset_index()
     table["order"] = [benchmark_sort_key(b) for b in table["benchmark"]]
-    table = table.sort_values(["order", "miss_rate", "attempts", "position"],
-                              ascending=[True, False, False, True], kind="stable")
+    table = table.sort_values(["order", "miss_rate", "runs", "attempts", "position"],
+                              ascending=[True, False, False, False, True], kind="stable")
     table = table.groupby("benchmark", sort=False).head(top)
     return table[[*columns, *per_run.columns]].reset_index(drop=True)
 

@@ -58,7 +58,7 @@ table.board td.best { font-weight: 700; background: #e7f5ff; }
 .notes { background: #fff9db; border: 1px solid #ffe066; padding: 6px 16px; border-radius: 4px; }
 .notes h2 { border: 0; margin: 6px 0; font-size: 16px; }
 figure { margin: 10px 0; }
-figure { max-width: 760px; }
+figure { max-width: 640px; }
 figure img { max-width: 100%; border: 1px solid var(--line); }
 figcaption { color: var(--muted); font-size: 12px; }
 .grid { display: flex; flex-wrap: wrap; gap: 18px; align-items: flex-start; }
@@ -96,13 +96,6 @@ details summary { cursor: pointer; color: var(--accent); }
   </nav>
 </header>
 <main>
-{% if notes %}
-<section class="notes" id="notes">
-  <h2>What this report cannot show</h2>
-  <ul>{% for note in notes %}<li>{{ note }}</li>{% endfor %}</ul>
-</section>
-{% endif %}
-
 <section id="leaderboard">
   <h2>Leaderboard</h2>
   <p class="muted">Sorted by <code>{{ board.sorted_by }}</code>{{ " (ascending)" if board.ascending else "" }}.
@@ -135,6 +128,13 @@ details summary { cursor: pointer; color: var(--accent); }
     deviation between them: the run-to-run spread to weigh differences against. <a href="repeats.csv">repeats.csv</a></p>
   {% endif %}
 </section>
+
+{% if notes %}
+<section class="notes" id="notes">
+  <h2>What this report cannot show</h2>
+  <ul>{% for note in notes %}<li>{{ note }}</li>{% endfor %}</ul>
+</section>
+{% endif %}
 
 <section id="plots">
   <h2>Acc vs NCR, TPN and tokens</h2>
@@ -180,13 +180,15 @@ details summary { cursor: pointer; color: var(--accent); }
 <section id="nodes">
   <h2>Node diagnostics</h2>
   {% if nodes.tables %}
-  <p>The nodes reached least often over all runs' generations (miss rate = 1 − reached / attempts), and the
-     share of nodes reached by where they sit in the reference solutions (0 = start, 1 = end).</p>
+  <p>The nodes missed most: miss rate = 1 − the share of a run's generations that reached the node, averaged over
+     the runs that saw the problem (each run counts once; <em>attempts</em> = generations over all runs). The
+     per-run columns give each run's share of generations reaching the node (– : problem not in that run). Below,
+     the share of nodes reached by where they sit in the reference solutions (0 = start, 1 = end).</p>
   {% for table in nodes.tables %}
   <h3>{{ table.key }}: most-missed nodes</h3>
-  <table class="nodes-table"><thead><tr><th class="text">Problem</th><th class="text">Node</th><th class="text">Kind</th><th>Support</th><th>Position</th><th>Attempts</th><th>Miss rate</th>
+  <table class="nodes-table"><thead><tr><th class="text">Problem</th><th class="text">Node</th><th class="text">Kind</th><th>Support</th><th>Position</th><th>Runs</th><th>Attempts</th><th>Miss rate</th>
     {% for run in table.runs %}<th title="share of this run's generations that reached the node">{{ run }}</th>{% endfor %}</tr></thead>
-  <tbody>{% for row in table.rows %}<tr><td class="text mono">{{ row.problem_id }}</td><td class="text mono">{{ row.node_text }}</td><td class="text">{{ row.kind }}</td><td>{{ row.support }}</td><td>{{ row.position }}</td><td>{{ row.attempts }}</td><td>{{ row.miss_rate }}</td>
+  <tbody>{% for row in table.rows %}<tr><td class="text mono">{{ row.problem_id }}</td><td class="text mono">{{ row.node_text }}</td><td class="text">{{ row.kind }}</td><td>{{ row.support }}</td><td>{{ row.position }}</td><td>{{ row.n_runs }}</td><td>{{ row.attempts }}</td><td>{{ row.miss_rate }}</td>
     {% for value in row.runs %}<td>{{ value }}</td>{% endfor %}</tr>{% endfor %}</tbody></table>
   {% endfor %}
   {% for fig in figures.nodes %}<figure><img alt="{{ fig.alt }}" src="{{ fig.src }}"><figcaption>{{ fig.caption }}</figcaption></figure>{% endfor %}

@@ -193,12 +193,15 @@ def sort_leaderboard(frame: pd.DataFrame, by: str | None = None,
 
 def display_metrics(frame: pd.DataFrame, key: str) -> list[str]:
     """The metrics shown for one key in the Markdown/HTML tables: Acc, the largest pass@k, NCR,
-    TPN, Tokens (those present)."""
+    TPN, Tokens (those present; for ``mean``, those defined for some run)."""
     present = {c.split("/", 1)[1] for c in frame.columns
                if c.startswith(f"{key}/") and not c.endswith("_stderr")}
     passes = sorted((int(m[1]), m[0]) for name in present if (m := PASS_PATTERN.match(name)))
     shown = ["acc"] + ([passes[-1][1]] if passes else []) + ["ncr", "tpn", "n_tokens"]
-    return [metric for metric in shown if metric in present]
+    shown = [metric for metric in shown if metric in present]
+    if key == "mean":  # a mean that no run has (e.g. TPN undefined somewhere) is only clutter
+        shown = [metric for metric in shown if frame[f"mean/{metric}"].notna().any()]
+    return shown
 
 
 def display_keys(frame: pd.DataFrame) -> list[str]:

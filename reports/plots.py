@@ -177,8 +177,12 @@ def position_lines(coverage: pd.DataFrame, runs: list[str]) -> Figure | None:
         return None
     keys = sorted(coverage["key"].unique(), key=benchmark_sort_key)
     colours = run_colours(runs)
-    fig = Figure(figsize=(min(3.4 * len(keys), 13) + 1.6, 3.4))
-    axes = fig.subplots(1, len(keys), sharey=True, squeeze=False)[0]
+    ncols = min(len(keys), 2)
+    nrows = math.ceil(len(keys) / ncols)
+    fig = Figure(figsize=(4.2 * ncols + 1.8, 3.2 * nrows))
+    axes = fig.subplots(nrows, ncols, sharey=True, squeeze=False).ravel()
+    for spare in axes[len(keys):]:
+        spare.set_visible(False)
     labels = position_bin_labels()
     centers = [0.1, 0.3, 0.5, 0.7, 0.9]
     for ax, key in zip(axes, keys):
@@ -191,8 +195,12 @@ def position_lines(coverage: pd.DataFrame, runs: list[str]) -> Figure | None:
         ax.set_ylim(-0.03, 1.03)
         ax.set_xlabel("node position in reference solutions")
         ax.grid(alpha=0.3)
-    axes[0].set_ylabel("share of nodes reached")
-    _legend_outside(axes[-1])
+    for ax in axes[::ncols]:
+        ax.set_ylabel("share of nodes reached")
+    handles = [Line2D([], [], color=colours[r], marker="o", label=r) for r in runs
+               if r in set(coverage["run"])]
+    _legend_outside(axes[ncols - 1], handles=handles)
+    fig.tight_layout()
     return fig
 
 

@@ -219,11 +219,12 @@ def test_node_diagnostics(report):
     missed = pd.read_csv(out / "missed_nodes.csv")
     assert set(missed["benchmark"]) >= {"gsm8k", "math500"}
     assert missed.groupby("benchmark").size().max() <= 10
-    # recompute one node's miss rate over all runs from the samples files
-    row = missed[missed["benchmark"] == "gsm8k"].iloc[0]
-    attempts = reached = 0
+    # recompute one node's miss rate from the samples files: each run counts once
+    row = missed[missed["benchmark"] == "gsm8k"].iloc[-1]
+    attempts, per_run = 0, []
     for name in RUN_NAMES:
         for index in range(len(results_files(name))):
+            reached = seen = 0
             for task in ("consensusbench_gsm8k", "consensusbench_gsm8k_pass16"):
                 try:
                     lines = raw_samples(name, task, index)
@@ -233,10 +234,15 @@ def test_node_diagnostics(report):
                     if line["doc"]["id"] != row["problem_id"]:
                         continue
                     for score in line["trajectories"]:
-                        attempts += 1
+                        seen += 1
                         reached += row["node_id"] in score["covered"]
-    assert row["attempts"] == attempts
-    assert row["miss_rate"] == pytest.approx(1 - reached / attempts)
+            if seen:
+                attempts += seen
+                per_run.append(reached / seen)
+    assert row["attempts"] == attempts and row["runs"] == len(per_run)
+    assert row["miss_rate"] == pytest.approx(1 - sum(per_run) / len(per_run))
+    rates = missed[missed["benchmark"] == "gsm8k"]["miss_rate"].tolist()
+    assert rates == sorted(rates, reverse=True)
     coverage = pd.read_csv(out / "coverage_by_position.csv")
     assert ((coverage["coverage"] >= 0) & (coverage["coverage"] <= 1)).all()
     assert set(coverage["bin"]) <= set(diagnostics.position_bin_labels())
@@ -273,6 +279,30 @@ def test_problem_without_nodes_counts_apart(report, board):
     assert sum(shares) == pytest.approx(1.0)
 
 
+def test_node_lists_changed_between_runs(report):
+    # The data files were rebuilt between the fixture runs: the report says so when the same
+    # problem carries different node lists in different runs (computed here from the samples).
+    lists: dict[str, set] = {}
+    for name in RUN_NAMES:
+        for index in range(len(results_files(name))):
+            for task in ("consensusbench_gsm8k", "consensusbench_math500", "consensusbench_aime24",
+                         "consensusbench_aime25", "consensusbench_gsm8k_pass16",
+                         "consensusbench_math500_pass16"):
+                try:
+                    lines = raw_samples(name, task, index)
+                except StopIteration:
+                    continue
+                for line in lines:
+                    nodes = tuple(sorted((n["id"], n["text"]) for n in line["doc"]["nodes"]))
+                    lists.setdefault(line["doc"]["id"], set()).add(nodes)
+    changed = sum(len(variants) > 1 for variants in lists.values())
+    page = (report[0] / "index.html").read_text()
+    if changed:
+        assert f"{changed} problem(s) carry different node lists in different runs" in page
+    else:
+        assert "carry different node lists" not in page
+
+
 def test_real_run_with_a_thinking_prompt(board):
     # SmolLM2-135M was asked for <think> tags (system prompt) and ignored it: a real case too.
     assert "<think>" in raw_results("think")["system_instruction"]
@@ -296,7 +326,8 @@ def test_thinking_traces(report, board):
     assert mine["has_think"].all()
     assert (mine[mine["think_unclosed"]]["acc"] == 0).all()
     page = (out / "index.html").read_text()
-    assert "generation(s) on gsm8k opened &lt;think&gt; and never closed it" in page
+    assert "opened &lt;think&gt; and never closed it (scored Acc 0" in page
+    assert "think-traces on gsm8k: 2" in page
     assert "<think>" not in page
     alone = build_report([str(FIXTURES / "think-traces")], out / "alone",
                          ReportOptions(examples=8))
