@@ -30,7 +30,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
-RESULTS_PREFIX = "results_"
+RESULTS_NAME = re.compile(
+    r"^(?P<stem>.+)_(?P<ts>\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d+)?)\.json$")
+"""lm-eval's results file: ``results_<ts>.json``, or ``<stem>_<ts>.json`` when ``--output_path``
+was a ``<stem>.json`` file name (its samples files then sit beside it)."""
 TASK_PATTERN = re.compile(r"^consensusbench_(?P<benchmark>[A-Za-z0-9]+)(?:_(?P<variant>\w+))?$")
 BENCHMARK_ORDER = ("math500", "gsm8k", "aime24", "aime25")
 """Column order of the known benchmarks; others follow alphabetically."""
@@ -213,29 +216,36 @@ def split_metrics(entry: dict[str, Any]) -> tuple[dict[str, float], dict[str, st
 # ----------------------------------------------------------------------------- finding runs
 
 def timestamp_of(results_path: Path) -> str:
-    """The ``<ts>`` of ``results_<ts>.json``.
+    """The ``<ts>`` of ``results_<ts>.json`` (or ``<stem>_<ts>.json``).
 
     >>> timestamp_of(Path("results_2026-11-30T00-15-08.978019.json"))
     '2026-11-30T00-15-08.978019'
+    >>> timestamp_of(Path("qwen_2026-11-30T00-15-08.978019.json"))
+    '2026-11-30T00-15-08.978019'
     """
-    return results_path.name[len(RESULTS_PREFIX):-len(".json")]
+    match = RESULTS_NAME.match(results_path.name)
+    if not match:
+        raise ReportInputError(f"{results_path}: not named like an lm-eval results file "
+                               f"(results_<timestamp>.json)")
+    return match["ts"]
 
 
 def find_results_files(path: Path) -> list[Path]:
-    """All ``results_*.json`` files of an lm-eval ``--output_path`` (searched recursively), or
-    ``[path]`` when ``path`` is such a file."""
+    """All lm-eval results files (``results_<ts>.json``, or ``<stem>_<ts>.json`` from an
+    ``--output_path`` ending in ``.json``) under ``path``, searched recursively; ``[path]`` when
+    ``path`` is such a file."""
     if not path.exists():
         raise ReportInputError(f"{path}: does not exist")
     if path.is_file():
-        if path.name.startswith(RESULTS_PREFIX) and path.suffix == ".json":
+        if RESULTS_NAME.match(path.name):
             return [path]
         raise ReportInputError(
             f"{path}: not an lm-eval results file (expected results_<timestamp>.json or the "
             f"--output_path folder of an lm_eval run)")
-    found = sorted(p for p in path.rglob(f"{RESULTS_PREFIX}*.json") if p.is_file())
+    found = sorted(p for p in path.rglob("*.json") if p.is_file() and RESULTS_NAME.match(p.name))
     if not found:
         raise ReportInputError(
-            f"{path}: not an lm-eval output folder: no results_*.json inside (give the "
+            f"{path}: not an lm-eval output folder: no results_<timestamp>.json inside (give the "
             f"--output_path of an `lm_eval ... --log_samples` run)")
     return found
 

@@ -47,7 +47,7 @@ def test_folder_that_is_not_an_lm_eval_output(tmp_path):
     (tmp_path / "notes.txt").write_text("hello")
     done = run_cli(str(tmp_path), "--out", str(tmp_path / "out"))
     assert done.returncode == 2
-    assert f"{tmp_path}: not an lm-eval output folder: no results_*.json inside" in done.stderr
+    assert f"{tmp_path}: not an lm-eval output folder: no results_<timestamp>.json inside" in done.stderr
     with pytest.raises(ReportInputError, match="not an lm-eval results file"):
         load_runs([str(tmp_path / "notes.txt")])
 
@@ -156,3 +156,19 @@ def test_threshold_changes_the_cells(tmp_path):
     # with tau = 0 every generation of a problem with nodes counts as covered
     assert row["right, missing process"] == 0 and row["wrong & uncovered"] == 0
     assert row["right & covered"] + row["near miss"] == row["generations"] - row["no nodes"]
+
+
+def test_output_path_given_as_a_json_file_name(tmp_path):
+    # `lm_eval --output_path out/qwen.json` writes out/qwen_<ts>.json and out/samples_*_<ts>.jsonl
+    # (lm_eval/loggers/evaluation_tracker.py); the fixture files renamed that way stand in for it.
+    folder = tmp_path / "out"
+    folder.mkdir()
+    for path in (FIXTURES / "greedy-192").rglob("*"):
+        if path.is_file():
+            name = path.name.replace("results_", "qwen_") if path.suffix == ".json" else path.name
+            (folder / name).write_bytes(path.read_bytes())
+    runs = load_runs([str(folder)])
+    assert len(runs) == 1 and runs[0].label == "out"
+    assert all(task.samples_path is not None for task in runs[0].tasks.values())
+    (folder / "notes_2026.json").write_text("{}")  # an unrelated JSON file is not a results file
+    assert len(load_runs([str(folder)])) == 1
