@@ -281,9 +281,11 @@ def _examples_context(examples: pd.DataFrame, nodes: pd.DataFrame) -> list[dict[
         text_for_think = row["text_head"] + row["text_tail"]
         think = ""
         if row["has_think"]:
-            answer, unclosed = split_think(text_for_think)
-            think = "<think> opened and never closed: no final answer (Acc 0)" if unclosed or \
-                row["think_unclosed"] else "closed </think>: Acc read after it; NCR/TPN over the whole trace"
+            _, unclosed = split_think(text_for_think)
+            if unclosed or row["think_unclosed"]:
+                think = "<think> opened and never closed: no final answer (Acc 0)"
+            else:
+                think = "closed </think>: Acc read after it; NCR/TPN over the whole trace"
         key = (row["run"], row["key"], row["doc_id"])
         counts[key] = counts.get(key, 0) + 1
         covered = set(row["covered"])

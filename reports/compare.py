@@ -119,6 +119,7 @@ def comparison_markdown(table: pd.DataFrame, baseline: str) -> str:
             else:
                 row[f"Δ {metric_label(metric)}"] = "–"
         rows.append(row)
-    return (f"## Compared with `{baseline}`\n\n" + pd.DataFrame(rows).to_markdown(index=False, disable_numparse=True)
+    table_md = pd.DataFrame(rows).to_markdown(index=False, disable_numparse=True)
+    return (f"## Compared with `{baseline}`\n\n" + table_md
             + "\n\nΔ = run − baseline. ▲/▼: the value went up/down; ✅/❌: better/worse by the "
               "metric's direction (TPN: lower is better).\n")

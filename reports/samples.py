@@ -106,7 +106,8 @@ def _task_rows(run: Run, task: TaskResult) -> tuple[list[dict], list[dict], list
             gen_rows.append({
                 "run": run.label, "key": task.key, "benchmark": task.benchmark, "task": task.task,
                 "doc_id": record.get("doc_id"), "problem_id": problem_id, "gen": gen,
-                "n_gen": len(trajectories), "acc": _number(score.get("acc")), "ncr": _number(score.get("ncr")),
+                "n_gen": len(trajectories), "acc": _number(score.get("acc")),
+                "ncr": _number(score.get("ncr")),
                 "tpn": _number(score.get("tpn")), "n_tokens": _number(score.get("n_tokens")),
                 "n_nodes": len(nodes), "n_covered": len(covered), "covered": covered,
                 "positions": positions, "pred": str(score.get("pred") or ""),
