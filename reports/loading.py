@@ -266,7 +266,15 @@ def parse_run_spec(spec: str) -> tuple[str | None, Path]:
 
 def short_model_name(results: dict[str, Any], folder: Path) -> str:
     """A readable model name: the hub id as given (``Qwen/Qwen3-8B``), the last component of a
-    local path, else the folder name."""
+    local path (``runs/grpo/checkpoint-200`` -> ``checkpoint-200``), else the folder name.
+
+    >>> short_model_name({"model_name": "Qwen/Qwen3-8B"}, Path("x"))
+    'Qwen/Qwen3-8B'
+    >>> short_model_name({"model_name": "runs/grpo/checkpoint-200"}, Path("x"))
+    'checkpoint-200'
+    >>> short_model_name({"config": {"model_args": "pretrained=gpt2"}}, Path("out/gpt2"))
+    'gpt2'
+    """
     name = results.get("model_name") or ""
     model_args = (results.get("config") or {}).get("model_args")
     if not name and isinstance(model_args, dict):
@@ -274,9 +282,9 @@ def short_model_name(results: dict[str, Any], folder: Path) -> str:
     name = str(name).strip()
     if not name:
         return folder.name
-    if name.startswith(("/", ".", "~")) or Path(name).is_absolute():
-        return Path(name.rstrip("/")).name
-    return name
+    local = name.startswith(("/", ".", "~")) or name.rstrip("/").count("/") >= 2 \
+        or Path(name).exists()
+    return Path(name.rstrip("/")).name if local else name
 
 
 def _check_results(results: Any, path: Path) -> dict[str, Any]:
