@@ -22,14 +22,13 @@ form's anchors all appear (plus the lines a relation chain continues onto, see
 >>> form_anchors("2x + 7")
 (('#2', '²'), ('#7', '⁷'), ('x',))
 >>> [find_anchor(t, "#45") for t in ("145", "4.5", "0.45", "45,000", "x = 45.", "045", "45.0")]
-[-1, -1, -1, -1, 4, 0, 0]
+[-1, -1, -1, -1, 4, 1, 0]
 >>> text_may_contain("the answer is 0.75", form_anchors("x = 3/4"))
 False
 """
 
 from __future__ import annotations
 
-import re
 from fractions import Fraction
 from functools import lru_cache
 
@@ -49,18 +48,40 @@ def _integer_anchor(digits: str) -> str:
     return digits[-3:] if len(digits) > 3 else "#" + digits
 
 
-@lru_cache(maxsize=4096)
-def numeral_pattern(digits: str) -> re.Pattern:
-    """The regex behind a ``#digits`` anchor."""
-    return re.compile(r"(?<![\d.])0*" + digits + r"(?!\d)(?!\.\d*[1-9])(?!,\d{3}(?!\d))")
+def _numeral_at(text: str, at: int, n: int) -> bool:
+    """Whether the digits ``text[at:at+n]`` are a whole numeral (leading zeros and a ``.000``
+    tail allowed; not part of ``145``, ``4.5``, ``0.45`` or ``45,000``)."""
+    j = at
+    while j and text[j - 1] == "0":
+        j -= 1
+    if j and (text[j - 1].isdigit() or text[j - 1] == "."):
+        return False
+    k = at + n
+    if k < len(text):
+        c = text[k]
+        if c.isdigit():
+            return False
+        if c == ".":
+            m = k + 1
+            while m < len(text) and text[m] == "0":
+                m += 1
+            if m < len(text) and text[m].isdigit():
+                return False
+        elif c == "," and len(text[k + 1:k + 4]) == 3 and text[k + 1:k + 4].isdigit() \
+                and not text[k + 4:k + 5].isdigit():
+            return False
+    return True
 
 
 def find_anchor(text: str, alt: str, pos: int = 0) -> int:
     """Offset of the first occurrence of anchor ``alt`` at or after ``pos`` (-1 if none)."""
-    if alt[0] == "#":
-        m = numeral_pattern(alt[1:]).search(text, pos)
-        return m.start() if m else -1
-    return text.find(alt, pos)
+    if alt[0] != "#":
+        return text.find(alt, pos)
+    digits = alt[1:]
+    at = text.find(digits, pos)
+    while at >= 0 and not _numeral_at(text, at, len(digits)):
+        at = text.find(digits, at + 1)
+    return at
 
 
 def _number_alternatives(key: str) -> tuple[str, ...] | None:
@@ -147,7 +168,7 @@ def text_may_contain(text: str, groups, lowered: str | None = None) -> bool:
                 if alt[1:] in lowered:
                     break
             elif alt[0] == "#":
-                if numeral_pattern(alt[1:]).search(text):
+                if find_anchor(text, alt) >= 0:
                     break
             elif alt in text:
                 break
