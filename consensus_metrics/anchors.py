@@ -13,12 +13,13 @@ form's anchors all appear (plus the lines a relation chain continues onto, see
 * rational ``p/q``: the numerator's numeral, ``frac`` (``\frac34``, mixed numbers), the decimal
   tail when the expansion terminates (``.75`` for ``3/4``), and the Unicode vulgar fractions;
 * identifiers: their base letter (``x`` for ``x_{1}``), Greek letters as Unicode or command;
-* words (case-insensitive) and functions by name. Numbers 0 and 1 and operators give no anchor.
+* words (case-insensitive) and functions by name; a relation by its signs (``=`` for an
+  equation: a sentence without one cannot hold it). Numbers 0 and 1 and operators give no anchor.
 
 >>> form_anchors("x = 3/4")
-(('#3', 'frac', '.75', '¾', '½', '¼', '⅓', '⅔', '⅛'), ('x',))
->>> form_anchors("y = 1,250")
-(('250', '¹²⁵⁰'), ('y',))
+(('#3', 'frac', '.75', '¾', '½', '¼', '⅓', '⅔', '⅛'), ('x',), ('=', '≡', '\\equiv'))
+>>> form_anchors("1,250")
+(('250', '¹²⁵⁰'),)
 >>> form_anchors("2x + 7")
 (('#2', '²'), ('#7', '⁷'), ('x',))
 >>> [find_anchor(t, "#45") for t in ("145", "4.5", "0.45", "45,000", "x = 45.", "045", "45.0")]
@@ -32,11 +33,15 @@ from __future__ import annotations
 from fractions import Fraction
 from functools import lru_cache
 
-from .normalize import _GREEK, FUNC, ID, NUM, WORD, tokenize_form
+from .normalize import _GREEK, FUNC, ID, NUM, REL, WORD, tokenize_form
 
 _TO_SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 _FUNC_SYMBOLS = {"angle": ("angle", "∠"), "triangle": ("triangle", "△")}
 _VULGAR = ("¾", "½", "¼", "⅓", "⅔", "⅛")
+# an equation node is matched in chains joined by = (or a congruence), so its segment has one
+_RELATION_ANCHORS = {"=": ("=", "≡", "\\equiv"), "≡": ("≡", "\\equiv")}
+_ANY_RELATION = ("=", "<", ">", "\\l", "\\g", "\\n", "\\e", "\\a", "\\m", "\\s", "\\c", "\\i", "\\p",
+                 "≤", "≥", "≠", "≡", "≈", "∣", "∤", "∈", "∉", "⊂", "⊆", "≅", "∼", "∥", "⊥", "∝")
 _GREEK_NAMES: dict[str, list[str]] = {}
 for _name, _char in _GREEK.items():
     _GREEK_NAMES.setdefault(_char, []).append("\\" + _name)
@@ -144,6 +149,8 @@ def form_anchors(form: str) -> tuple[tuple[str, ...], ...]:
                 alts = ("sqrt", "√", "∛")
             else:
                 alts = _FUNC_SYMBOLS.get(name, (name,) if name.isalpha() else None)
+        elif kind == REL:
+            alts = _RELATION_ANCHORS.get(key, _ANY_RELATION)
         else:
             alts = None
         if alts and alts not in groups:

@@ -59,7 +59,7 @@ _FLIP = {"<": ">", ">": "<", "≤": "≥", "≥": "≤", "=": "=", "≡": "≡",
 # factorial) or at a line break, unless the next line continues a relation chain ("&= 9" in
 # align). Chains and token sequences never cross either.
 _SEGMENT_END_RE = re.compile(
-    r"(?:(?<=[.?])|(?<=[A-Za-z]!))[ \t]+(?=\S)|\n(?![ \t&]*(?:=|<|>|≤|≥|≡|\\le|\\ge|\\equiv|\\approx|\\neq))")
+    r"(?:[.?]|(?<=[A-Za-z])!)[ \t]+(?=\S)|\n(?![ \t&]*(?:=|<|>|≤|≥|≡|\\le|\\ge|\\equiv|\\approx|\\neq))")
 
 
 def segments(text: str) -> list[int]:
