@@ -512,7 +512,7 @@ class _Builder:
             if (len(self.out.keys) > mark and closing[1] == "}" and closing[0] == _OPC
                     and not any(k in (REL, PUNCT, WORD) for k in self.out.kinds[mark:])):
                 self.out.ends[-1] = max(self.out.ends[-1], closing[3])  # x^{10}: the span ends at }
-        elif (typ == _NUM and not whole_number and len(s) > 1) or (typ == _WORD and len(s) > 1):
+        elif (typ == _NUM and not whole_number and len(s) > 1 and s[0].isdigit()) or (typ == _WORD and len(s) > 1):
             # \frac12 -> {1}{2}, \frac ab -> {a}{b}: TeX takes one character.
             self.raw[self.i] = (typ, s[1:], start + 1, end, 0)
             if typ == _NUM:

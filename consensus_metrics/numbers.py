@@ -36,8 +36,8 @@ def parse_numeral(raw: str) -> Fraction | None:
     if raw.isascii() and raw.isdigit():  # the common case, without building a Fraction from a string
         return Fraction(int(raw)) if len(raw) <= MAX_DIGITS else None
     digits = raw.replace("\\,", "").replace("{,}", "").replace(",", "")
-    if len(digits) > MAX_DIGITS:
-        return None
+    if len(digits) > MAX_DIGITS or not digits.replace(".", "", 1).isdigit():
+        return None  # too long for exact arithmetic, or a fragment such as "," (kept opaque)
     if "." in digits:
         whole, _, frac = digits.partition(".")
         whole = whole or "0"

@@ -129,3 +129,9 @@ def test_property_scoring_is_bounded_and_well_formed(text):
     assert time.monotonic() - t0 < 1.0 + SLACK_S + 1.5  # + a possible worker restart after a kill
     assert s["acc"] in (0, 1) and 0 <= s["ncr"] <= 1
     assert s["tpn"] is None or s["tpn"] > 0
+
+
+@pytest.mark.parametrize("node", ["\\frac1,000", "\\frac{,}{.}", "\\sqrt[", "x_{", "1{,}", "\\frac\\frac"])
+def test_malformed_math_in_nodes_found_by_hypothesis(node):
+    """Regression cases from the property tests: TeX arguments cut from a numeral."""
+    match_nodes("\\frac1,000 and x_{1} = 3", [node], symbolic=False)
