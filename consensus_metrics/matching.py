@@ -24,14 +24,16 @@ The *earliest match* is the occurrence whose last character comes first; ``NodeM
 from __future__ import annotations
 
 import re
+import threading
 from bisect import bisect_right
+from collections import OrderedDict
 from dataclasses import dataclass
 from functools import lru_cache
 
 from .budget import NO_DEADLINE, BudgetExceeded, Deadline
 from .nodes import Node, coerce_nodes
 from .anchors import find_anchor, form_anchors, text_may_contain
-from .normalize import FUNC, ID, NUM, Tokens, tokenize_windows
+from .normalize import FUNC, ID, NUM, SEGMENT_CACHE_CHARS, Tokens, tokenize_windows
 from .relations import SEP, Chain, build_chains, commutative_key, split_relation
 
 
@@ -58,13 +60,25 @@ _FLIP = {"<": ">", ">": "<", "≤": "≥", "≥": "≤", "=": "=", "≡": "≡",
 # A segment ends after a sentence end (". ", "? ", and "! " after a word -- after a number it is a
 # factorial) or at a line break, unless the next line continues a relation chain ("&= 9" in
 # align). Chains and token sequences never cross either.
-_SEGMENT_END_RE = re.compile(
-    r"(?:[.?]|(?<=[A-Za-z])!)[ \t]+(?=\S)|\n(?![ \t&]*(?:=|<|>|≤|≥|≡|\\le|\\ge|\\equiv|\\approx|\\neq))")
+_SEGMENT_CUT_RE = re.compile(r"[.?!][ \t]+|\n")
+_CONTINUATION_RE = re.compile(r"[ \t&]*(?:=|<|>|≤|≥|≡|\\le|\\ge|\\equiv|\\approx|\\neq)")
 
 
 def segments(text: str) -> list[int]:
-    """Start offsets of the sentences/lines of ``text`` (see :data:`_SEGMENT_END_RE`)."""
-    return [0] + [m.end() for m in _SEGMENT_END_RE.finditer(text)]
+    """Start offsets of the sentences/lines of ``text`` (see :data:`_SEGMENT_CUT_RE`)."""
+    starts = [0]
+    n = len(text)
+    for m in _SEGMENT_CUT_RE.finditer(text):
+        at, end = m.start(), m.end()
+        if text[at] == "\n":
+            if _CONTINUATION_RE.match(text, end):
+                continue
+        elif end >= n or text[end].isspace():
+            continue
+        elif text[at] == "!" and not (at and text[at - 1].isascii() and text[at - 1].isalpha()):
+            continue
+        starts.append(end)
+    return starts
 
 
 def _anchor_segments(text: str, lowered: str | None, groups, starts, ends, deadline: Deadline) -> list[int]:
@@ -128,6 +142,31 @@ def relevant_windows(text: str, forms, deadline: Deadline = NO_DEADLINE) -> list
     """
     starts, ends, plan = plan_segments(text, forms, deadline)
     return [(starts[k], ends[k]) for k in sorted(plan)]
+
+
+_local = threading.local()
+#: Segment indexes kept per thread (completions of one prompt share sentences).
+SEGMENT_INDEX_CACHE = 4096
+
+
+def segment_index(segment: str, deadline: Deadline) -> "TextIndex":
+    """The :class:`TextIndex` of one segment, offsets relative to it; short segments are cached
+    per thread, so a sentence seen in an earlier completion costs nothing to index again."""
+    if len(segment) > SEGMENT_CACHE_CHARS:
+        return TextIndex(segment, deadline)
+    cache = getattr(_local, "segments", None)
+    if cache is None:
+        cache = _local.segments = OrderedDict()
+    index = cache.get(segment)
+    if index is None:
+        index = TextIndex(segment, deadline)
+        cache[segment] = index
+        if len(cache) > SEGMENT_INDEX_CACHE:
+            cache.popitem(last=False)
+    else:
+        cache.move_to_end(segment)
+        index.deadline = deadline
+    return index
 
 
 class TextIndex:
@@ -380,11 +419,11 @@ def _best_in(index: TextIndex, forms, symbolic, first: bool = False):
     return best
 
 
-def _as_match(node: Node, best) -> NodeMatch:
+def _as_match(node: Node, best, offset: int = 0) -> NodeMatch:
     if best is None:
         return NodeMatch(node.id, False)
     (start, end, via), form = best
-    return NodeMatch(node.id, True, start, end, form, via)
+    return NodeMatch(node.id, True, start + offset, end + offset, form, via)
 
 
 def match_text(text: str, nodes: list[Node], deadline: Deadline, symbolic=None, before_symbolic=None,
@@ -415,13 +454,13 @@ def match_text(text: str, nodes: list[Node], deadline: Deadline, symbolic=None, 
                 pending.setdefault(n, []).append(form)
         if not pending:
             continue
-        index = TextIndex(text, deadline, windows=[(starts[k], ends[k])])
+        index = segment_index(text[starts[k]:ends[k]], deadline)
         seen[k] = index
         for n, forms in pending.items():
             best = _best_in(index, forms, None)
             if best is not None:
                 found[n] = best
-                results[n] = _as_match(nodes[n], best)
+                results[n] = _as_match(nodes[n], best, starts[k])
                 open_nodes -= 1
     if before_symbolic is not None:
         before_symbolic()
@@ -435,12 +474,12 @@ def match_text(text: str, nodes: list[Node], deadline: Deadline, symbolic=None, 
                 pending.setdefault(n, []).append(form)
         if not pending:
             continue
-        index = seen.get(k) or TextIndex(text, deadline, windows=[(starts[k], ends[k])])
+        index = seen.get(k) or segment_index(text[starts[k]:ends[k]], deadline)
         for n, forms in pending.items():
             best = _best_in(index, forms, symbolic, first=True)
             if best is not None:
                 found[n] = best
-                results[n] = _as_match(nodes[n], best)
+                results[n] = _as_match(nodes[n], best, starts[k])
     return results
 
 
