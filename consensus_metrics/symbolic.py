@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import math
 import random
+import threading
 from collections import OrderedDict
 from fractions import Fraction
 
@@ -322,17 +323,22 @@ _CACHE: "OrderedDict[tuple, bool | None]" = OrderedDict()
 _CACHE_SIZE = 20000
 
 
+_CACHE_LOCK = threading.Lock()
+
+
 def _cached(key):
-    hit = _CACHE.get(key, "miss")
-    if hit != "miss":
-        _CACHE.move_to_end(key)
-    return hit
+    with _CACHE_LOCK:
+        hit = _CACHE.get(key, "miss")
+        if hit != "miss":
+            _CACHE.move_to_end(key)
+        return hit
 
 
 def _store(key, value):
-    _CACHE[key] = value
-    if len(_CACHE) > _CACHE_SIZE:
-        _CACHE.popitem(last=False)
+    with _CACHE_LOCK:
+        _CACHE[key] = value
+        if len(_CACHE) > _CACHE_SIZE:
+            _CACHE.popitem(last=False)
 
 
 def _ids(kinds, keys) -> frozenset:
