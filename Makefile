@@ -54,7 +54,7 @@ demo: setup model
 
 ## test: the whole suite, real lm-eval / vLLM server / TRL runs included (what CI runs)
 test: setup vllm-env model chromium
-	$(PY) -m pytest -q -p no:cacheprovider; rc=$$?; if [ $$rc -eq 5 ]; then rc=0; fi; exit $$rc
+	$(PY) -m pytest -q -p no:cacheprovider --durations=15; rc=$$?; if [ $$rc -eq 5 ]; then rc=0; fi; exit $$rc
 
 ## test-fast: unit tests only (no model runs)
 test-fast: setup
