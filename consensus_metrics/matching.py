@@ -183,18 +183,32 @@ class TextIndex:
         if windows is None:
             windows = [(0, len(text))] if forms is None else relevant_windows(text, forms, deadline)
         self.toks: Tokens = tokenize_windows(text, windows, deadline)
-        keys = self.toks.keys
-        self.joined = SEP + SEP.join(keys) + SEP
-        pos = {}
-        offset = 1
-        for i, key in enumerate(keys):
-            pos[offset] = i
-            offset += len(key) + 1
-        self.token_at = pos
+        self._joined: str | None = None
+        self._token_at: dict[int, int] | None = None
         self._chains: list[Chain] | None = None
         self._sides: dict[str, list[tuple[int, int]]] | None = None
         self._by_length: dict[int, list[tuple[int, int]]] | None = None
         self._comm_cache: dict[tuple[int, int], str] = {}
+
+    @property
+    def joined(self) -> str:
+        """All token keys joined by SEP (with SEP at both ends): sequences are found by str.find."""
+        if self._joined is None:
+            keys = self.toks.keys
+            self._joined = SEP + SEP.join(keys) + SEP
+            pos, offset = {}, 1
+            for i, key in enumerate(keys):
+                pos[offset] = i
+                offset += len(key) + 1
+            self._token_at = pos
+        return self._joined
+
+    @property
+    def token_at(self) -> dict[int, int]:
+        """Offset in :attr:`joined` -> token index."""
+        if self._token_at is None:
+            self.joined
+        return self._token_at
 
     @property
     def chains(self) -> list[Chain]:
@@ -241,6 +255,20 @@ class TextIndex:
         """Earliest occurrence of a token sequence with operand boundaries; char (start, end)."""
         if not keys:
             return None
+        if len(keys) == 1:  # one token (a value node): scan the key list, no joined string needed
+            key, all_keys = keys[0], self.toks.keys
+            is_value = kinds[0] == NUM
+            i, steps = -1, 0
+            while True:
+                try:
+                    i = all_keys.index(key, i + 1)
+                except ValueError:
+                    return None
+                steps += 1
+                if not steps & 255:
+                    self.deadline.check()
+                if self._boundaries_ok(i, i + 1, is_value):
+                    return self.toks.starts[i], self.toks.ends[i]
         pattern = SEP + SEP.join(keys) + SEP
         joined, token_at = self.joined, self.token_at
         is_value = len(keys) == 1 and kinds[0] == NUM or len(keys) == 2 and keys[0] == "neg" and kinds[1] == NUM
