@@ -11,13 +11,14 @@ form's anchors all appear (plus the lines a relation chain continues onto, see
   leading zeros and ``.0`` allowed), or its last three digits when ``v >= 1000`` (so ``1,000``
   and ``1{,}000`` also qualify), or its superscript digits;
 * rational ``p/q``: the numerator's numeral, ``frac`` (``\frac34``, mixed numbers), the decimal
-  tail when the expansion terminates (``.75`` for ``3/4``), and the Unicode vulgar fractions;
+  tail when the expansion terminates (``.75`` for ``3/4``), and the Unicode vulgar fractions
+  (one anchor for all of them);
 * identifiers: their base letter (``x`` for ``x_{1}``), Greek letters as Unicode or command;
 * words (case-insensitive) and functions by name; a relation by its signs (``=`` for an
   equation: a sentence without one cannot hold it). Numbers 0 and 1 and operators give no anchor.
 
 >>> form_anchors("x = 3/4")
-(('#3', 'frac', '.75', '¾', '½', '¼', '⅓', '⅔', '⅛'), ('x',), ('=', '≡', '\\equiv'))
+(('#3', 'frac', '.75', '¼½¾⅓⅔⅛'), ('x',), ('=', '≡', '\\equiv'))
 >>> form_anchors("1,250")
 (('250', '¹²⁵⁰'),)
 >>> form_anchors("2x + 7")
@@ -38,6 +39,8 @@ from .normalize import _GREEK, FUNC, ID, NUM, REL, WORD, tokenize_form
 _TO_SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 _FUNC_SYMBOLS = {"angle": ("angle", "∠"), "triangle": ("triangle", "△")}
 _VULGAR = ("¾", "½", "¼", "⅓", "⅔", "⅛")
+#: One anchor standing for any Unicode vulgar fraction character.
+VULGAR_ANCHOR = "¼½¾⅓⅔⅛"
 # an equation node is matched in chains joined by = (or a congruence), so its segment has one
 _RELATION_ANCHORS = {"=": ("=", "≡", "\\equiv"), "≡": ("≡", "\\equiv")}
 _ANY_RELATION = ("=", "<", ">", "\\l", "\\g", "\\n", "\\e", "\\a", "\\m", "\\s", "\\c", "\\i", "\\p",
@@ -80,6 +83,9 @@ def _numeral_at(text: str, at: int, n: int) -> bool:
 
 def find_anchor(text: str, alt: str, pos: int = 0) -> int:
     """Offset of the first occurrence of anchor ``alt`` at or after ``pos`` (-1 if none)."""
+    if alt == VULGAR_ANCHOR:
+        found = [at for at in (text.find(ch, pos) for ch in _VULGAR) if at >= 0]
+        return min(found) if found else -1
     if alt[0] != "#":
         return text.find(alt, pos)
     digits = alt[1:]
@@ -111,7 +117,7 @@ def _number_alternatives(key: str) -> tuple[str, ...] | None:
             k += 1
         digits = str(value.numerator * 10**k // value.denominator).rjust(k + 1, "0")
         alts.append("." + digits[-k:])
-    alts.extend(_VULGAR)
+    alts.append(VULGAR_ANCHOR)
     return tuple(dict.fromkeys(alts))
 
 
@@ -175,6 +181,9 @@ def text_may_contain(text: str, groups, lowered: str | None = None) -> bool:
                 if alt[1:] in lowered:
                     break
             elif alt[0] == "#":
+                if find_anchor(text, alt) >= 0:
+                    break
+            elif alt == VULGAR_ANCHOR:
                 if find_anchor(text, alt) >= 0:
                     break
             elif alt in text:

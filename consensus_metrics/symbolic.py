@@ -445,11 +445,14 @@ class SymbolicChecker:
             if tried >= MAX_CHECKS_PER_NODE or self.deadline.expired():
                 break
             tried += 1
-            names = node_ids
-            if rels:
-                ok = exact_equivalent(list(sides), spans, "eq", names)
-            else:
-                ok = exact_equivalent(sides[0], spans[0], "expr", names)
+            key = ("exact", tuple(sides), tuple((tuple(k), tuple(c)) for k, c in spans), bool(rels))
+            ok = _cached(key)
+            if ok == "miss":
+                if rels:
+                    ok = exact_equivalent(list(sides), spans, "eq", node_ids)
+                else:
+                    ok = exact_equivalent(sides[0], spans[0], "expr", node_ids)
+                _store(key, ok)
             if ok is None:  # roots, functions, pi: sympy in the sandbox decides
                 latex = [to_latex(*span) for span in spans]
                 if any(x is None for x in latex):
