@@ -81,10 +81,10 @@ def main() -> int:
         verify(parse(f"${gold}$"), parse(text))
 
     from consensus_metrics import matching
-    from consensus_metrics.normalize import _segment_tokens
+    from consensus_metrics.normalize import _cached_tokens
 
     def clear_caches():
-        _segment_tokens.cache_clear()
+        _cached_tokens.cache_clear()
         matching._local.segments = None
 
     cold_cpu = []

@@ -30,11 +30,13 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from functools import lru_cache
 
+from . import sandbox
+from .anchors import find_anchor, form_anchors, text_may_contain
 from .budget import NO_DEADLINE, BudgetExceeded, Deadline
 from .nodes import Node, coerce_nodes
-from .anchors import find_anchor, form_anchors, text_may_contain
-from .normalize import FUNC, ID, NUM, SEGMENT_CACHE_CHARS, Tokens, tokenize_windows
+from .normalize import FUNC, ID, NUM, SEGMENT_CACHE_CHARS, Tokens, tokenize_cached
 from .relations import SEP, Chain, build_chains, commutative_key, split_relation
+from .symbolic import SymbolicChecker
 
 
 @dataclass(frozen=True)
@@ -132,18 +134,6 @@ def plan_segments(text: str, forms, deadline: Deadline = NO_DEADLINE):
     return starts, ends, plan
 
 
-def relevant_windows(text: str, forms, deadline: Deadline = NO_DEADLINE) -> list[tuple[int, int]]:
-    """The segments of ``text`` (sentences or lines, see :func:`segments`) that can hold a match
-    of one of ``forms``: those holding all anchor groups of some form.
-
-    Relation chains and token sequences never cross a sentence end or a line break (a line that
-    continues a relation chain, ``&= ...``, belongs to the previous segment), so matching these
-    segments one by one equals matching the whole text.
-    """
-    starts, ends, plan = plan_segments(text, forms, deadline)
-    return [(starts[k], ends[k]) for k in sorted(plan)]
-
-
 _local = threading.local()
 #: Segment indexes kept per thread (completions of one prompt share sentences).
 SEGMENT_INDEX_CACHE = 4096
@@ -170,19 +160,13 @@ def segment_index(segment: str, deadline: Deadline) -> "TextIndex":
 
 
 class TextIndex:
-    """Canonical tokens of a text (or of some of its segments) plus the lookup structures
-    matching needs, built once.
+    """Canonical tokens of one text (a segment, in matching) plus the lookup structures matching
+    needs, each built on first use."""
 
-    With ``forms``, only the segments that can hold one of them are tokenised
-    (:func:`relevant_windows`); with ``windows``, those regions; otherwise the whole text.
-    """
-
-    def __init__(self, text: str, deadline: Deadline = NO_DEADLINE, forms=None, windows=None):
+    def __init__(self, text: str, deadline: Deadline = NO_DEADLINE):
         self.text = text
         self.deadline = deadline
-        if windows is None:
-            windows = [(0, len(text))] if forms is None else relevant_windows(text, forms, deadline)
-        self.toks: Tokens = tokenize_windows(text, windows, deadline)
+        self.toks: Tokens = tokenize_cached(text, deadline)
         self._joined: str | None = None
         self._token_at: dict[int, int] | None = None
         self._chains: list[Chain] | None = None
@@ -216,17 +200,29 @@ class TextIndex:
             self._chains = build_chains(self.toks, None, self.deadline, keep_segments=True, with_comm=False)
         return self._chains
 
+    def _index_sides(self) -> None:
+        by_key: dict[str, list[tuple[int, int]]] = {}
+        by_length: dict[int, list[tuple[int, int]]] = {}
+        for c, chain in enumerate(self.chains):
+            for s, side in enumerate(chain.sides):
+                if side.key:
+                    by_key.setdefault(side.key, []).append((c, s))
+                    by_length.setdefault(side.hi - side.lo, []).append((c, s))
+        self._sides, self._by_length = by_key, by_length
+
     @property
     def sides(self) -> dict[str, list[tuple[int, int]]]:
         """Exact side keys -> [(chain index, side index)]."""
         if self._sides is None:
-            index: dict[str, list[tuple[int, int]]] = {}
-            for c, chain in enumerate(self.chains):
-                for s, side in enumerate(chain.sides):
-                    if side.key:
-                        index.setdefault(side.key, []).append((c, s))
-            self._sides = index
+            self._index_sides()
         return self._sides
+
+    @property
+    def sides_by_length(self) -> dict[int, list[tuple[int, int]]]:
+        """Token count -> [(chain index, side index)]."""
+        if self._by_length is None:
+            self._index_sides()
+        return self._by_length
 
     def _comm_key_of(self, c: int, s: int) -> str:
         """Commutative key of one text side (computed once, on demand)."""
@@ -237,18 +233,6 @@ class TextIndex:
             key = commutative_key(self.toks.keys[side.lo:side.hi], self.toks.kinds[side.lo:side.hi])
             self._comm_cache[(c, s)] = key
         return key
-
-    @property
-    def sides_by_length(self) -> dict[int, list[tuple[int, int]]]:
-        """Token count -> [(chain index, side index)]."""
-        if self._by_length is None:
-            index: dict[int, list[tuple[int, int]]] = {}
-            for c, chain in enumerate(self.chains):
-                for s, side in enumerate(chain.sides):
-                    if side.key:
-                        index.setdefault(side.hi - side.lo, []).append((c, s))
-            self._by_length = index
-        return self._by_length
 
     # ------------------------------------------------------------------ sequences
     def find_sequence(self, keys: tuple[str, ...], kinds: tuple[int, ...]) -> tuple[int, int] | None:
@@ -414,27 +398,6 @@ def distinct_forms(forms) -> list[str]:
     return out
 
 
-def match_nodes_in(index: TextIndex, nodes: list[Node], symbolic=None, results: list | None = None,
-                   before_symbolic=None) -> list[NodeMatch]:
-    """Match validated nodes against one prepared :class:`TextIndex`, filling ``results``.
-
-    Two passes: the cheap token/relation rules for every node, then (if ``symbolic``) the
-    symbolic fallback for the nodes still uncovered; ``before_symbolic()`` is called between
-    them. Raises :class:`BudgetExceeded` past the deadline.
-    """
-    results = [] if results is None else results
-    for node in nodes:
-        best = _best_in(index, distinct_forms(node.forms), None)
-        results.append(_as_match(node, best))
-    if before_symbolic is not None:
-        before_symbolic()
-    if symbolic is not None:
-        for k, node in enumerate(nodes):
-            if not results[k].covered and node.kind in ("equation", "expression"):
-                results[k] = _as_match(node, _best_in(index, distinct_forms(node.forms), symbolic, first=True))
-    return results
-
-
 def _best_in(index: TextIndex, forms, symbolic, first: bool = False):
     """Earliest (by end, then start) match of any of ``forms``: ((start, end, via), form) or None."""
     best = None
@@ -467,47 +430,36 @@ def match_text(text: str, nodes: list[Node], deadline: Deadline, symbolic=None, 
     node_forms = [distinct_forms(node.forms) for node in nodes]
     flat = [(n, form) for n, forms in enumerate(node_forms) for form in forms]
     starts, ends, plan = plan_segments(text, [form for _, form in flat], deadline)
-    found: list = [None] * len(nodes)
     results = [] if results is None else results
     results.extend(NodeMatch(node.id, False) for node in nodes)
-    open_nodes = len(nodes)
-    seen: dict[int, TextIndex] = {}
-    for k in sorted(plan):
-        if not open_nodes:
-            break
-        pending: dict[int, list[str]] = {}
-        for f in plan[k]:
-            n, form = flat[f]
-            if found[n] is None:
-                pending.setdefault(n, []).append(form)
-        if not pending:
-            continue
-        index = segment_index(text[starts[k]:ends[k]], deadline)
-        seen[k] = index
-        for n, forms in pending.items():
-            best = _best_in(index, forms, None)
-            if best is not None:
-                found[n] = best
-                results[n] = _as_match(nodes[n], best, starts[k])
-                open_nodes -= 1
+    open_nodes = set(range(len(nodes)))
+    indexes: dict[int, TextIndex] = {}
+
+    def scan(checker, eligible) -> None:
+        for k in sorted(plan):
+            pending: dict[int, list[str]] = {}
+            for f in plan[k]:
+                n, form = flat[f]
+                if n in eligible:
+                    pending.setdefault(n, []).append(form)
+            if not pending:
+                continue
+            if k not in indexes:
+                indexes[k] = segment_index(text[starts[k]:ends[k]], deadline)
+            for n, forms in pending.items():
+                best = _best_in(indexes[k], forms, checker, first=checker is not None)
+                if best is not None:
+                    results[n] = _as_match(nodes[n], best, starts[k])
+                    open_nodes.discard(n)
+                    eligible.discard(n)
+            if not eligible:
+                return
+
+    scan(None, set(open_nodes))
     if before_symbolic is not None:
         before_symbolic()
-    if symbolic is None or not open_nodes:
-        return results
-    for k in sorted(plan):
-        pending = {}
-        for f in plan[k]:
-            n, form = flat[f]
-            if found[n] is None and nodes[n].kind in ("equation", "expression"):
-                pending.setdefault(n, []).append(form)
-        if not pending:
-            continue
-        index = seen.get(k) or segment_index(text[starts[k]:ends[k]], deadline)
-        for n, forms in pending.items():
-            best = _best_in(index, forms, symbolic, first=True)
-            if best is not None:
-                found[n] = best
-                results[n] = _as_match(nodes[n], best, starts[k])
+    if symbolic is not None:
+        scan(symbolic, {n for n in open_nodes if nodes[n].kind in ("equation", "expression")})
     return results
 
 
@@ -535,21 +487,18 @@ def match_nodes(text: str, nodes, budget_s: float | None = 1.0, symbolic: bool =
 
 def match_nodes_ex(text: str, nodes, budget_s: float | None = 1.0, symbolic: bool = True,
                    deadline: Deadline | None = None, before_symbolic=None) -> tuple[list[NodeMatch], bool]:
-    """Like :func:`match_nodes` and also return ``timed_out`` (see :func:`match_nodes_in`)."""
+    """Like :func:`match_nodes` and also return ``timed_out`` (see :func:`match_text`).
+
+    ``before_symbolic()`` is called once, after the cheap rules and before the symbolic step
+    (the scorer collects the answer check there: both use the sandbox)."""
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}")
     nodes = coerce_nodes(nodes)
     if symbolic and deadline is None:
-        from . import sandbox
-
         sandbox.warmup()  # one-time worker start-up is not charged to the budget
     deadline = deadline or Deadline(budget_s)
     results: list[NodeMatch] = []
-    checker = None
-    if symbolic:
-        from .symbolic import SymbolicChecker
-
-        checker = SymbolicChecker(deadline)
+    checker = SymbolicChecker(deadline) if symbolic else None
     called = []
 
     def once():

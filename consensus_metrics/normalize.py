@@ -37,7 +37,6 @@ from .numbers import number_key, parse_numeral
 
 # ----------------------------------------------------------------------------- token kinds
 NUM, ID, FUNC, OP, REL, OPEN, CLOSE, WORD, PUNCT, MISC = range(10)
-KIND_NAMES = ("NUM", "ID", "FUNC", "OP", "REL", "OPEN", "CLOSE", "WORD", "PUNCT", "MISC")
 
 #: Nesting depth of brace groups handled structurally; deeper braces are read as flat text.
 MAX_GROUP_DEPTH = 48
@@ -178,10 +177,6 @@ class Tokens:
         self.spaced.append(spaced)
         self.breaks.append(brk)
         self.implicit.append(implicit)
-
-    def pop(self):
-        for lst in (self.keys, self.kinds, self.starts, self.ends, self.spaced, self.breaks, self.implicit):
-            lst.pop()
 
     def truncate(self, n: int):
         for lst in (self.keys, self.kinds, self.starts, self.ends, self.spaced, self.breaks, self.implicit):
@@ -918,47 +913,22 @@ def tokenize(text: str, deadline: Deadline = NO_DEADLINE) -> Tokens:
     return _Builder(text, deadline).run()
 
 
-def tokenize_windows(text: str, windows, deadline: Deadline = NO_DEADLINE) -> Tokens:
-    """Canonical tokens of the given ``(start, end)`` regions of ``text`` only, in order.
-
-    Offsets refer to ``text``; a zero-width ``¶`` separator token (a chain break) joins regions.
-    """
-    windows = list(windows)
-    if windows == [(0, len(text))] and len(text) > SEGMENT_CACHE_CHARS:
-        return tokenize(text, deadline)
-    out = Tokens()
-    for a, b in windows:
-        deadline.check()
-        segment = text[a:b]
-        if len(segment) <= SEGMENT_CACHE_CHARS:
-            keys, kinds, starts, ends, spaced, breaks, implicit = _segment_tokens(segment)
-        else:
-            part = _Builder(segment, deadline).run()
-            keys, kinds, starts, ends = part.keys, part.kinds, part.starts, part.ends
-            spaced, breaks, implicit = part.spaced, part.breaks, part.implicit
-        if not keys:
-            continue
-        if out.keys:
-            out.append("¶", PUNCT, a, a, True, True, False)
-        out.keys.extend(keys)
-        out.kinds.extend(kinds)
-        out.starts.extend([x + a for x in starts])
-        out.ends.extend([x + a for x in ends])
-        out.spaced.extend(spaced)
-        out.breaks.extend(breaks)
-        out.implicit.extend(implicit)
-    return out
-
-
-#: Segments up to this length are tokenised once and cached: completions of one prompt (a GRPO
-#: group, repeated samples) share many sentences. Longer ones are tokenised under the deadline.
+#: Texts up to this length (a sentence, a line) are tokenised once and cached: completions of one
+#: prompt (a GRPO group, repeated samples) share many sentences. Longer ones are tokenised under
+#: the deadline each time.
 SEGMENT_CACHE_CHARS = 2000
 
 
 @lru_cache(maxsize=16384)
-def _segment_tokens(segment: str) -> tuple:
-    t = _Builder(segment, NO_DEADLINE).run()
-    return tuple(t.keys), tuple(t.kinds), tuple(t.starts), tuple(t.ends), tuple(t.spaced), tuple(t.breaks), tuple(t.implicit)
+def _cached_tokens(text: str) -> Tokens:
+    return _Builder(text, NO_DEADLINE).run()
+
+
+def tokenize_cached(text: str, deadline: Deadline = NO_DEADLINE) -> Tokens:
+    """:func:`tokenize`, cached for short texts. The result is shared: do not modify it."""
+    if len(text) <= SEGMENT_CACHE_CHARS:
+        return _cached_tokens(text)
+    return tokenize(text, deadline)
 
 
 @lru_cache(maxsize=65536)

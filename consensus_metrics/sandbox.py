@@ -127,8 +127,6 @@ class _Worker:
         rid = self.send(op, args, timeout)
         return self.receive(rid, time.monotonic() + timeout)
 
-    request_result = receive
-
 
 _local = threading.local()
 _all_workers: list[_Worker] = []
@@ -185,7 +183,7 @@ class Pending:
     def result(self):
         """Wait until the request's deadline at most; same errors as :func:`call`."""
         try:
-            return self.worker.request_result(self.rid, self.deadline)
+            return self.worker.receive(self.rid, self.deadline)
         except (SandboxTimeout, SandboxError, ValueError):
             _discard(self.worker)
             raise

@@ -17,6 +17,7 @@ the test loads it with that version check answered "4.11" and says so.
 The differences found are documented in lm_eval_tasks/consensusbench/README.md.
 """
 
+import contextlib
 import importlib.util
 import json
 from pathlib import Path
@@ -61,10 +62,8 @@ def _aime_extraction(text):
     answer = text if len(dollars) <= 1 else text[dollars[0] + 1: dollars[-1]]
     boxed = aime.last_boxed_only_string(text)
     if boxed is not None:
-        try:
+        with contextlib.suppress(AssertionError, IndexError):  # lm-eval keeps the $...$ span then
             answer = aime.remove_boxed(boxed)
-        except (AssertionError, IndexError):
-            pass
     return answer
 
 

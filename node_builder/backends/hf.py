@@ -32,7 +32,7 @@ class HFBackend(Backend):
         if self.tokenizer.pad_token is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token
         self.lm = AutoModelForCausalLM.from_pretrained(model, dtype=getattr(torch, dtype)).to(device)
-        self.lm.eval()
+        self.lm.train(False)  # inference mode (torch.nn.Module.eval), dropout off
         self.device = device
         self.batch_size = batch_size
 
