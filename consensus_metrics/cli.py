@@ -28,7 +28,7 @@ from .batch import iter_score_batch
 from .budget import DEFAULT_BUDGET_S
 from .metrics import aggregate_scores
 from .nodes import coerce_nodes
-from .records import iter_jsonl
+from .records import iter_jsonl, jsonl_values
 from .tokens import tokenizer_name
 
 _TEXT_KEYS = ("completion", "text", "response", "output")
@@ -111,31 +111,16 @@ def _drop_torn_tail(out_path: str) -> None:
             block = min(size, block * 2)
 
 
-def _done_keys(out_path: str) -> set:
-    done = set()
+def _scored_rows(out_path: str) -> dict:
+    """Rows already in ``--out`` by (problem id, sample index); a torn last line is cut first."""
+    rows: dict = {}
     if not os.path.exists(out_path):
-        return done
+        return rows
     _drop_torn_tail(out_path)
-    with open(out_path, encoding="utf-8", errors="replace") as fh:
-        for line in fh:
-            try:
-                row = json.loads(line)
-                done.add((row["id"], row["sample"]))
-            except (json.JSONDecodeError, KeyError, TypeError):
-                continue  # a torn last line from a crash: it is scored again
-    return done
-
-
-def _read_rows(out_path: str) -> list[dict]:
-    rows = {}
-    with open(out_path, encoding="utf-8", errors="replace") as fh:
-        for line in fh:
-            try:
-                row = json.loads(line)
-                rows[(row["id"], row["sample"])] = row
-            except (json.JSONDecodeError, KeyError, TypeError):
-                continue
-    return list(rows.values())
+    for _lineno, row, err in jsonl_values(out_path):
+        if err is None and isinstance(row, dict) and "id" in row and "sample" in row:
+            rows[(row["id"], row["sample"])] = row
+    return rows
 
 
 def _fmt(value, se=None, pct=True) -> str:
@@ -184,7 +169,7 @@ def cmd_score(args) -> int:
     if not problems:
         _warn("no usable problems in --data")
         return 2
-    done = _done_keys(args.out)
+    done = set(_scored_rows(args.out))
     todo = []
     for lineno, obj in read_jsonl(args.samples, counters):
         pid, texts = _completions(obj)
@@ -210,7 +195,7 @@ def cmd_score(args) -> int:
             row = {"id": pid, "sample": j, "benchmark": problems[pid]["benchmark"], **score}
             out.write(json.dumps(row, ensure_ascii=False) + "\n")
             out.flush()
-    rows = _read_rows(args.out) if os.path.exists(args.out) else []
+    rows = list(_scored_rows(args.out).values())
     print(f"scored {len(todo)} new completions ({len(done)} already in {args.out}); TPN unit: {unit}")
     skipped = {k: v for k, v in counters.items() if v}
     if skipped:

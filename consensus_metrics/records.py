@@ -24,28 +24,40 @@ from .nodes import coerce_nodes
 PROBLEM_FIELDS = {"id": str, "problem": str, "answer": str, "nodes": list}
 
 
+def jsonl_values(path: str | Path, encoding_errors: str = "replace") -> Iterator[tuple[int, Any, json.JSONDecodeError | None]]:
+    """The one JSONL line reader: ``(line number, decoded value, None)`` per non-empty line, or
+    ``(line number, None, error)`` when the line is not JSON. Callers word their own messages.
+
+    With ``encoding_errors="strict"`` a non-UTF-8 file raises ``UnicodeDecodeError``.
+    """
+    with open(path, encoding="utf-8", errors=encoding_errors) as handle:
+        for lineno, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                yield lineno, json.loads(line), None
+            except json.JSONDecodeError as err:
+                yield lineno, None, err
+
+
 def iter_jsonl(path: str | Path, on_error: Callable[[str], None] | None = None) -> Iterator[tuple[int, dict]]:
     """Yield ``(line number, object)`` for each non-empty line of a JSONL file.
 
     A line that is not a JSON object raises ``ValueError("FILE:LINE: reason")``; with
     ``on_error`` the message is passed to it instead and the line skipped.
     """
-    with open(path, encoding="utf-8", errors="replace") as handle:
-        for lineno, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-                problem = None if isinstance(obj, dict) else f"expected a JSON object, got {type(obj).__name__}"
-            except json.JSONDecodeError as err:
-                obj, problem = None, f"not valid JSON ({err.msg})"
-            if problem is None:
-                yield lineno, obj
-                continue
-            message = f"{path}:{lineno}: {problem}"
-            if on_error is None:
-                raise ValueError(message)
-            on_error(message)
+    for lineno, obj, err in jsonl_values(path):
+        if err is not None:
+            problem = f"not valid JSON ({err.msg})"
+        else:
+            problem = None if isinstance(obj, dict) else f"expected a JSON object, got {type(obj).__name__}"
+        if problem is None:
+            yield lineno, obj
+            continue
+        message = f"{path}:{lineno}: {problem}"
+        if on_error is None:
+            raise ValueError(message)
+        on_error(message)
 
 
 def check_problem(row: dict[str, Any], where: str) -> dict[str, Any]:

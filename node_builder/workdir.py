@@ -30,6 +30,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from consensus_metrics.records import jsonl_values
+
 
 class WorkdirMismatch(RuntimeError):
     """The work dir belongs to a build with other settings."""
@@ -71,16 +73,11 @@ class JsonlLog:
         entries: dict[str, dict[str, Any]] = {}
         if not os.path.exists(self.path):
             return entries
-        with open(self.path, encoding="utf-8") as handle:
-            for lineno, line in enumerate(handle, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    entry = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise RuntimeError(f"{self.path}:{lineno}: corrupt work-dir line ({exc.msg}); "
-                                       "delete the work dir to start over") from exc
-                entries[entry["id"]] = entry
+        for lineno, entry, err in jsonl_values(self.path, encoding_errors="strict"):
+            if err is not None:
+                raise RuntimeError(f"{self.path}:{lineno}: corrupt work-dir line ({err.msg}); "
+                                   "delete the work dir to start over") from err
+            entries[entry["id"]] = entry
         return entries
 
     def append(self, entry: dict[str, Any]) -> None:

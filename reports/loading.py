@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
+from consensus_metrics.records import jsonl_values
+
 RESULTS_NAME = re.compile(
     r"^(?P<stem>.+)_(?P<ts>\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d+)?)\.json$")
 """lm-eval's results file: ``results_<ts>.json``, or ``<stem>_<ts>.json`` when ``--output_path``
@@ -149,27 +151,18 @@ def read_json(path: Path) -> Any:
 def iter_jsonl(path: Path) -> Iterator[tuple[int, dict]]:
     """Yield ``(line number, object)`` for each non-empty line of a JSONL file; errors name
     ``path:line``."""
+    lineno = 0
     try:
-        handle = path.open(encoding="utf-8")
+        for lineno, row, err in jsonl_values(path, encoding_errors="strict"):
+            if err is not None:
+                raise ReportInputError(f"{path}:{lineno}: corrupt JSON ({err.msg} at column {err.colno})") from err
+            if not isinstance(row, dict):
+                raise ReportInputError(f"{path}:{lineno}: expected a JSON object, got {type(row).__name__}")
+            yield lineno, row
     except OSError as err:
         raise ReportInputError(f"{path}: cannot read ({err.strerror or err})") from err
-    with handle:
-        lineno = 0
-        try:
-            for lineno, line in enumerate(handle, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    row = json.loads(line)
-                except json.JSONDecodeError as err:
-                    raise ReportInputError(
-                        f"{path}:{lineno}: corrupt JSON ({err.msg} at column {err.colno})") from err
-                if not isinstance(row, dict):
-                    raise ReportInputError(
-                        f"{path}:{lineno}: expected a JSON object, got {type(row).__name__}")
-                yield lineno, row
-        except UnicodeDecodeError as err:
-            raise ReportInputError(f"{path}:{lineno + 1}: not UTF-8 text ({err.reason})") from err
+    except UnicodeDecodeError as err:
+        raise ReportInputError(f"{path}:{lineno + 1}: not UTF-8 text ({err.reason})") from err
 
 
 def _as_float(value: Any) -> float | None:

@@ -14,28 +14,22 @@ Example:
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 
+from consensus_metrics.records import jsonl_values
 from node_builder.schema import BadInput
 
 
 def read_jsonl(path: str | Path) -> Iterator[tuple[str, dict | BadInput]]:
     path = Path(path)
-    with path.open(encoding="utf-8") as handle:
-        for lineno, line in enumerate(handle, start=1):
-            where = f"{path}:{lineno}"
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                yield where, BadInput(where, f"malformed JSON ({exc.msg} at column {exc.colno})")
-                continue
-            if not isinstance(obj, dict):
-                yield where, BadInput(where, f"expected a JSON object, got {type(obj).__name__}")
-                continue
+    for lineno, obj, err in jsonl_values(path, encoding_errors="strict"):
+        where = f"{path}:{lineno}"
+        if err is not None:
+            yield where, BadInput(where, f"malformed JSON ({err.msg} at column {err.colno})")
+        elif not isinstance(obj, dict):
+            yield where, BadInput(where, f"expected a JSON object, got {type(obj).__name__}")
+        else:
             yield where, obj
 
 
