@@ -20,7 +20,7 @@ import re
 from pathlib import Path
 
 from node_builder.importers.aops import split_aops_solutions
-from node_builder.importers.jsonl_lines import read_jsonl, require_str
+from node_builder.importers.jsonl_lines import read_objects, require_str
 from node_builder.importers.result import ImportResult
 from node_builder.schema import BadInput, Problem, Skipped, Trajectory
 
@@ -41,10 +41,7 @@ def normalise_aime_answer(answer: str, where: str) -> str:
 
 def load(path: str | Path, benchmark: str = "aime24") -> ImportResult:
     result = ImportResult()
-    for where, obj in read_jsonl(path):
-        if isinstance(obj, BadInput):
-            result.skipped.append(Skipped(where, obj.reason))
-            continue
+    for where, obj in read_objects(path, result.skipped):
         key = problem_key(str(obj.get("url", ""))) or str(obj.get("id", "")).strip()
         pid = f"{benchmark}/{key}" if key else None
         try:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from node_builder.importers.jsonl_lines import read_jsonl, require_str
+from node_builder.importers.jsonl_lines import read_objects, require_str
 from node_builder.importers.result import ImportResult
 from node_builder.schema import BadInput, Problem, Skipped, Trajectory
 
@@ -31,10 +31,7 @@ def load(path: str | Path, benchmark: str, fields: dict[str, str] | None = None,
          source: str = "dump") -> ImportResult:
     names = {**DEFAULT_FIELDS, **(fields or {})}
     result = ImportResult()
-    for where, obj in read_jsonl(path):
-        if isinstance(obj, BadInput):
-            result.skipped.append(Skipped(where, obj.reason))
-            continue
+    for where, obj in read_objects(path, result.skipped):
         raw_id = obj.get(names["id"])
         pid = f"{benchmark}/{raw_id}" if raw_id not in (None, "") else None
         try:

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from consensus_metrics.records import jsonl_values
-from node_builder.schema import BadInput
+from node_builder.schema import BadInput, Skipped
 
 
 def read_jsonl(path: str | Path) -> Iterator[tuple[str, dict | BadInput]]:
@@ -29,6 +29,15 @@ def read_jsonl(path: str | Path) -> Iterator[tuple[str, dict | BadInput]]:
             yield where, BadInput(where, f"malformed JSON ({err.msg} at column {err.colno})")
         elif not isinstance(obj, dict):
             yield where, BadInput(where, f"expected a JSON object, got {type(obj).__name__}")
+        else:
+            yield where, obj
+
+
+def read_objects(path: str | Path, skipped: list) -> Iterator[tuple[str, dict]]:
+    """Like :func:`read_jsonl`, but bad lines go straight to ``skipped`` (as :class:`Skipped`)."""
+    for where, obj in read_jsonl(path):
+        if isinstance(obj, BadInput):
+            skipped.append(Skipped(where, obj.reason))
         else:
             yield where, obj
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from node_builder.importers.jsonl_lines import read_jsonl, require_str
+from node_builder.importers.jsonl_lines import read_objects, require_str
 from node_builder.importers.result import ImportResult
 from node_builder.importers.text_cleanup import strip_asy
 from node_builder.schema import BadInput, Problem, Skipped, Trajectory
@@ -36,10 +36,7 @@ def _level(value, where: str) -> int | None:
 
 def load(path: str | Path, benchmark: str = "math500") -> ImportResult:
     result = ImportResult()
-    for where, obj in read_jsonl(path):
-        if isinstance(obj, BadInput):
-            result.skipped.append(Skipped(where, obj.reason))
-            continue
+    for where, obj in read_objects(path, result.skipped):
         try:
             uid = require_str(obj, "unique_id", where)
             problem = Problem(
