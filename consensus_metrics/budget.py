@@ -47,6 +47,10 @@ class Deadline:
         if self.at is not None and time.monotonic() >= self.at:
             raise BudgetExceeded()
 
+    def share(self, fraction: float) -> "Deadline":
+        """A deadline after ``fraction`` of the time left (no limit stays no limit)."""
+        return self if self.at is None else self.sub(self.remaining() * fraction)
+
     def sub(self, seconds: float) -> "Deadline":
         """A deadline at most ``seconds`` from now and never later than this one."""
         child = Deadline(seconds)

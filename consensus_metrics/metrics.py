@@ -52,9 +52,8 @@ def score_trajectory(text: str, nodes, answer: str, tokenizer=None, budget_s: fl
     nodes = coerce_nodes(nodes)
     sandbox.warmup()  # one-time worker start-up (after a kill too) is not charged to the budget
     deadline = Deadline(budget_s)
-    answer_deadline = deadline.sub(deadline.remaining() * ANSWER_SHARE) if budget_s is not None else deadline
-    # matching stops early enough to leave time for counting tokens
-    match_deadline = deadline.sub(deadline.remaining() * (1 - COUNT_SHARE)) if budget_s is not None else deadline
+    answer_deadline = deadline.share(ANSWER_SHARE)
+    match_deadline = deadline.share(1 - COUNT_SHARE)  # leaves time for counting tokens
     # The answer check runs in the sandbox while the cheap matching rules run here; the symbolic
     # fallback uses the same sandbox, so it waits for the answer (``before_symbolic``).
     check = AnswerCheck(text, answer, answer_deadline)

@@ -242,4 +242,4 @@ def split_relation(form: str) -> tuple[tuple[tuple[tuple[str, ...], tuple[int, .
     return tuple(sides), tuple(rels)
 
 
-__all__ = ["Chain", "Side", "build_chains", "relation_chains", "commutative_key", "split_relation", "NUM", "ID", "FUNC"]
+__all__ = ["Chain", "Side", "build_chains", "relation_chains", "commutative_key", "split_relation"]
