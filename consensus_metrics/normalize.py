@@ -499,11 +499,11 @@ class _Builder:
         saved = (self.spaced, self.brk)
         self.spaced = self.brk = False
         self.barrier = True
-        # brackets opened inside the argument close inside it: its tokens leave `out` below
-        opens, self.opens = self.opens, []
         if typ == _OPC and s == "{" and depth < MAX_GROUP_DEPTH:
             self.i += 1
+            opens, self.opens = self.opens, []  # brackets opened in a group close in it
             self._sequence(depth + 1, in_group=True)
+            self.opens = opens
             closing = self.raw[self.i - 1]
             if (len(self.out.keys) > mark and closing[1] == "}" and closing[0] == _OPC
                     and not any(k in (REL, PUNCT, WORD) for k in self.out.kinds[mark:])):
@@ -516,8 +516,9 @@ class _Builder:
             else:
                 self._push(s[0], ID, start, start + 1)
         else:
+            # one lexeme; an opening bracket stays open: sqrt(2), x^(n+1) close it after the
+            # caller re-emits it where it stood (_close checks the index is still valid)
             self._one(depth + 1)
-        self.opens = opens
         self.barrier = False
         toks = self.out.take(mark)
         self.spaced, self.brk = saved
