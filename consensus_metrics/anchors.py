@@ -8,19 +8,20 @@ form's anchors all appear (plus the lines a relation chain continues onto, see
 :func:`consensus_metrics.matching.plan_segments`).
 
 * integer ``v``: the numeral standing alone (``#v``: not inside ``1v``, ``v.5`` or ``0.v``;
-  leading zeros and ``.0`` allowed), or its last three digits when ``v >= 1000`` (so ``1,000``
-  and ``1{,}000`` also qualify), or its superscript digits;
-* rational ``p/q``: the numerator's numeral, ``frac`` (``\frac34``, mixed numbers), the decimal
-  tail when the expansion terminates (``.75`` for ``3/4``), and the Unicode vulgar fractions
-  (one anchor for all of them);
+  leading zeros and ``.0`` allowed), for ``v >= 1000`` also a thousands separator and its last
+  three digits (``1,000``, ``1{,}000``), or its superscript digits;
+* rational ``p/q``: two groups. The numerator's numeral, ``frac`` (``\frac34``, mixed numbers),
+  the decimal tail when the expansion terminates (``.75`` for ``3/4``), or a Unicode vulgar
+  fraction (one anchor for all of them); and the denominator's digits (their last three from
+  1000 on), the decimal tail, or a vulgar fraction;
 * identifiers: their base letter (``x`` for ``x_{1}``), Greek letters as Unicode or command;
 * words (case-insensitive) and functions by name; a relation by its signs (``=`` for an
   equation: a sentence without one cannot hold it). Numbers 0 and 1 and operators give no anchor.
 
 >>> form_anchors("x = 3/4")
-(('#3', 'frac', '.75', '¼½¾⅓⅔⅛'), ('x',), ('=', '≡', '\\equiv'))
+(('#3', 'frac', '.75', '¼½¾⅓⅔⅛'), ('4', '.75', '¼½¾⅓⅔⅛'), ('x',), ('=', '≡', '\\equiv'))
 >>> form_anchors("1,250")
-(('250', '¹²⁵⁰'),)
+(('#1250', ',250', '{,}250', '\\,250', '¹²⁵⁰'),)
 >>> form_anchors("2x + 7")
 (('#2', '²'), ('#7', '⁷'), ('x',))
 >>> [find_anchor(t, "#45") for t in ("145", "4.5", "0.45", "45,000", "x = 45.", "045", "45.0")]
@@ -31,6 +32,7 @@ False
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 from functools import lru_cache
 
@@ -50,35 +52,60 @@ for _name, _char in _GREEK.items():
     _GREEK_NAMES.setdefault(_char, []).append("\\" + _name)
 
 
-def _integer_anchor(digits: str) -> str:
+def _integer_anchors(digits: str) -> tuple[str, ...]:
     """``#45``: the numeral 45 standing alone (``045``, ``45.0`` too; not ``145``, ``4.5``,
-    ``0.45``, ``45,000``); for 1000 and more, its last three digits as plain text."""
-    return digits[-3:] if len(digits) > 3 else "#" + digits
+    ``0.45``, ``45,000``); from 1000 on also a thousands separator and the last three digits
+    (``5,400``, ``5{,}400``, ``5\\,400``: every way the lexer reads a grouped numeral)."""
+    if len(digits) <= 3:
+        return ("#" + digits,)
+    last = digits[-3:]
+    return ("#" + digits, "," + last, "{,}" + last, "\\," + last)
 
 
-def _numeral_at(text: str, at: int, n: int) -> bool:
-    """Whether the digits ``text[at:at+n]`` are a whole numeral (leading zeros and a ``.000``
-    tail allowed; not part of ``145``, ``4.5``, ``0.45`` or ``45,000``)."""
+@lru_cache(maxsize=8192)
+def _numeral_re(digits: str) -> re.Pattern:
+    """``digits`` not followed by a digit (checked later for one digit) or a nonzero decimal
+    tail (``.000`` is fine); the literal comes first, so the regex engine scans for it in C."""
+    if len(digits) == 1:  # a one-digit TeX argument may be glued to more digits (\frac34)
+        return re.compile(digits + r"(?!\.0*[1-9])")
+    return re.compile(re.escape(digits) + r"(?![0-9])(?!\.0*[1-9])")
+
+
+_DIGITS = frozenset("0123456789")
+_DIGITS_AND_POINT = frozenset("0123456789.")
+_THOUSANDS_AFTER = re.compile(r",[0-9]{3}(?![0-9])")
+# \frac and \binom take one character (or command) per unbraced argument, so digits split:
+# \frac3424 is \frac{3}{4}24, \frac\pi23 is \frac{\pi}{2}3. Anchors stay necessary conditions by
+# accepting digits a short way after such a command (or right after a "}" or an escaping "\")
+# as possible one-digit arguments or numeral starts (the "$" of these patterns is the search's
+# endpos, the digits).
+_ARGS_BEFORE = re.compile(r"(?:frac|binom)[^\n]{0,16}$")
+_ONE_ARG_BEFORE = re.compile(r"[}\\]\s*$")
+
+
+def _is_numeral(text: str, at: int, end: int) -> bool:
+    r"""Whether the digits ``text[at:end]`` (not followed by a digit or a decimal tail) are a
+    whole numeral: only zeros between them and a non-digit, non-``.``, and no thousands group
+    after a run of at most three digits (``45,000``; but ``0045,000`` is 45 and 0); or they
+    follow digits that ``\frac``/``\binom`` took as arguments."""
     j = at
     while j and text[j - 1] == "0":
         j -= 1
-    if j and (text[j - 1].isdigit() or text[j - 1] == "."):
+    prev = text[j - 1] if j else ""
+    if prev == "." and j >= 2 and text[j - 2] == "\\":
+        prev = ""  # an escaped \. is no decimal point
+    if prev not in _DIGITS_AND_POINT:  # ASCII: "²3" is a power and the numeral 3
+        if end < len(text) and text[end] in _DIGITS:  # one digit, then more: an argument?
+            return _ARGS_BEFORE.search(text, max(0, at - 24), at) is not None \
+                or _ONE_ARG_BEFORE.search(text, max(0, at - 24), at) is not None
+        return not (end - j <= 3 and _THOUSANDS_AFTER.match(text, end))
+    k = j
+    while k and text[k - 1] in _DIGITS:
+        k -= 1
+    if j - k > 2:
         return False
-    k = at + n
-    if k < len(text):
-        c = text[k]
-        if c.isdigit():
-            return False
-        if c == ".":
-            m = k + 1
-            while m < len(text) and text[m] == "0":
-                m += 1
-            if m < len(text) and text[m].isdigit():
-                return False
-        elif c == "," and len(text[k + 1:k + 4]) == 3 and text[k + 1:k + 4].isdigit() \
-                and not text[k + 4:k + 5].isdigit():
-            return False
-    return True
+    return _ARGS_BEFORE.search(text, max(0, k - 24), k) is not None \
+        or (j - k == 1 and _ONE_ARG_BEFORE.search(text, max(0, k - 24), k) is not None)
 
 
 def find_anchor(text: str, alt: str, pos: int = 0) -> int:
@@ -89,46 +116,58 @@ def find_anchor(text: str, alt: str, pos: int = 0) -> int:
     if alt[0] != "#":
         return text.find(alt, pos)
     digits = alt[1:]
-    at = text.find(digits, pos)
-    while at >= 0 and not _numeral_at(text, at, len(digits)):
-        at = text.find(digits, at + 1)
-    return at
+    numeral = _numeral_re(digits)
+    m = numeral.search(text, pos)
+    while m is not None and not _is_numeral(text, m.start(), m.end()):
+        m = numeral.search(text, m.start() + 1)
+    return -1 if m is None else m.start()
 
 
-def _number_alternatives(key: str) -> tuple[str, ...] | None:
+def _number_groups(key: str) -> list[tuple[str, ...]]:
+    """Anchor groups of a number token (each group needs one alternative present)."""
     body = key[1:]
     if body in ("0", "1"):
-        return None
+        return []
     if "/" not in body:
         if not body.isdigit():
-            return (body[-3:],) if body else None
-        return (_integer_anchor(body), body.translate(_TO_SUPERSCRIPT))
+            return [(body[-3:],)] if body else []
+        return [(*_integer_anchors(body), body.translate(_TO_SUPERSCRIPT))]
     p, q = body.split("/", 1)
-    alts = [_integer_anchor(p), "frac"]  # "frac" also covers \frac34 and mixed numbers
-    value = Fraction(int(p), int(q))
+    tail = _decimal_tail(Fraction(int(p), int(q)))
+    extra = ((tail,) if tail else ()) + (VULGAR_ANCHOR,)
+    # numerator: "frac" also covers \frac34 and mixed numbers (2\frac{1}{4} is 9/4)
+    numerator = tuple(dict.fromkeys((*_integer_anchors(p), "frac", *extra)))
+    # denominator: every written fraction shows its digits (\frac14 glues them to the numerator,
+    # \frac{1}{1,000} groups them), a decimal its tail, a vulgar fraction itself
+    denominator = ((q if len(q) <= 3 else q[-3:]), *extra)
+    return [numerator, denominator]
+
+
+def _decimal_tail(value: Fraction) -> str | None:
+    """``.75`` for 3/4: the digits after the point when the decimal expansion terminates."""
     den = value.denominator
     while den % 2 == 0:
         den //= 2
     while den % 5 == 0:
         den //= 5
-    if den == 1:  # terminating decimal: 3/4 = 0.75 -> ".75"
-        k = 0
-        while (value.numerator * 10**k) % value.denominator:
-            k += 1
-        digits = str(value.numerator * 10**k // value.denominator).rjust(k + 1, "0")
-        alts.append("." + digits[-k:])
-    alts.append(VULGAR_ANCHOR)
-    return tuple(dict.fromkeys(alts))
+    if den != 1:
+        return None
+    k = 0
+    while (value.numerator * 10**k) % value.denominator:
+        k += 1
+    digits = str(value.numerator * 10**k // value.denominator).rjust(k + 1, "0")
+    return "." + digits[-k:]
 
 
 def _identifier_alternatives(key: str) -> tuple[str, ...] | None:
-    if key.startswith("\\"):
-        return (key[1:],)
-    base = key.split("_", 1)[0].rstrip("'")
+    base = key.split("_", 1)[0].rstrip("'")  # x_{1}, x', \foo_0: the base is what is written
+    if base.startswith("\\"):
+        return (base[1:],) if len(base) > 1 else None
     if not base:
         return None
-    if base[0].isdigit():  # 17_b: a numeral in another base
-        return (_integer_anchor(base),)
+    if base[0].isdigit():  # 17_b: a numeral in another base (0.75_0 is odd: no anchor)
+        groups = _number_groups("#" + base)  # like the number itself (0 and 1 have none)
+        return groups[0] if len(groups) == 1 else None
     if base in _GREEK_NAMES:
         alts = [base] + _GREEK_NAMES[base]
         if base == "∞":
@@ -137,30 +176,36 @@ def _identifier_alternatives(key: str) -> tuple[str, ...] | None:
     return (base,)
 
 
+def _token_groups(key: str, kind: int) -> list[tuple[str, ...]]:
+    """Anchor groups of one canonical token (none for operators, 0 and 1)."""
+    if kind == NUM:
+        return _number_groups(key)
+    if kind == ID:
+        alts = _identifier_alternatives(key)
+    elif kind == WORD:
+        alts = ("~" + key[1:],)  # "~" marks a case-insensitive anchor
+    elif kind == FUNC:
+        name = key.lstrip("@").split("[", 1)[0].split("_", 1)[0]
+        if name.startswith("√"):
+            alts = ("sqrt", "√", "∛")
+        else:
+            alts = _FUNC_SYMBOLS.get(name, (name,) if name.isalpha() else None)
+    elif kind == REL:
+        alts = _RELATION_ANCHORS.get(key, _ANY_RELATION)
+    else:
+        alts = None
+    return [alts] if alts else []
+
+
 @lru_cache(maxsize=65536)
 def form_anchors(form: str) -> tuple[tuple[str, ...], ...]:
     """Anchor groups of a form, most selective first: each group needs one alternative present."""
     keys, kinds = tokenize_form(form)
-    groups = []
+    groups: list[tuple[str, ...]] = []
     for key, kind in zip(keys, kinds):
-        if kind == NUM:
-            alts = _number_alternatives(key)
-        elif kind == ID:
-            alts = _identifier_alternatives(key)
-        elif kind == WORD:
-            alts = ("~" + key[1:],)  # "~" marks a case-insensitive anchor
-        elif kind == FUNC:
-            name = key.lstrip("@").split("[", 1)[0].split("_", 1)[0]
-            if name.startswith("√"):
-                alts = ("sqrt", "√", "∛")
-            else:
-                alts = _FUNC_SYMBOLS.get(name, (name,) if name.isalpha() else None)
-        elif kind == REL:
-            alts = _RELATION_ANCHORS.get(key, _ANY_RELATION)
-        else:
-            alts = None
-        if alts and alts not in groups:
-            groups.append(alts)
+        for alts in _token_groups(key, kind):
+            if alts not in groups:
+                groups.append(alts)
     groups.sort(key=_selectivity, reverse=True)
     return tuple(groups)
 

@@ -60,27 +60,21 @@ _FLIP = {"<": ">", ">": "<", "≤": "≥", "≥": "≤", "=": "=", "≡": "≡",
 
 
 # A segment ends after a sentence end (". ", "? ", and "! " after a word -- after a number it is a
-# factorial) or at a line break, unless the next line continues a relation chain ("&= 9" in
-# align). Chains and token sequences never cross either.
-_SEGMENT_CUT_RE = re.compile(r"[.?!][ \t]+|\n")
-_CONTINUATION_RE = re.compile(r"[ \t&]*(?:=|<|>|≤|≥|≡|\\le|\\ge|\\equiv|\\approx|\\neq)")
+# factorial -- followed by more text on the line) or at a line break, unless the next line
+# continues a relation chain ("&= 9" in align). Chains and token sequences never cross either.
+_SEGMENT_CUT_RE = re.compile(
+    r"\n(?![ \t&]*(?:=|<|>|≤|≥|≡|\\le|\\ge|\\equiv|\\approx|\\neq))"
+    r"|[.?!](?<![^A-Za-z]!)(?<!\A!)[ \t]+(?=\S)"
+)
 
 
 def segments(text: str) -> list[int]:
-    """Start offsets of the sentences/lines of ``text`` (see :data:`_SEGMENT_CUT_RE`)."""
-    starts = [0]
-    n = len(text)
-    for m in _SEGMENT_CUT_RE.finditer(text):
-        at, end = m.start(), m.end()
-        if text[at] == "\n":
-            if _CONTINUATION_RE.match(text, end):
-                continue
-        elif end >= n or text[end].isspace():
-            continue
-        elif text[at] == "!" and not (at and text[at - 1].isascii() and text[at - 1].isalpha()):
-            continue
-        starts.append(end)
-    return starts
+    r"""Start offsets of the sentences/lines of ``text`` (see :data:`_SEGMENT_CUT_RE`).
+
+    >>> segments("So 5! = 120. Then\n&= 7\nx")
+    [0, 13, 23]
+    """
+    return [0, *[m.end() for m in _SEGMENT_CUT_RE.finditer(text)]]
 
 
 def _anchor_segments(text: str, lowered: str | None, groups, starts, ends, deadline: Deadline) -> list[int]:
@@ -110,24 +104,36 @@ def _anchor_segments(text: str, lowered: str | None, groups, starts, ends, deadl
     return sorted(k for k in hit if text_may_contain(text[starts[k]:ends[k]], groups[1:]))
 
 
+@lru_cache(maxsize=4096)
+def _anchor_plan(forms: tuple[str, ...]) -> tuple[tuple[tuple, tuple[int, ...], bool], ...]:
+    """Forms grouped by their anchor groups: ``(groups, form indices, any word anchor)`` (cached:
+    the same nodes are matched against every completion of a problem)."""
+    by_groups: dict[tuple, list[int]] = {}
+    for f, form in enumerate(forms):
+        by_groups.setdefault(form_anchors(form), []).append(f)
+    return tuple((groups, tuple(ids), any(alt[0] == "~" for g in groups for alt in g))
+                 for groups, ids in by_groups.items())
+
+
 def plan_segments(text: str, forms, deadline: Deadline = NO_DEADLINE):
     """Where each form can occur: ``(starts, ends, {segment index: [form indices]})``.
 
     Segments are the sentences/lines of the text (:func:`segments`); a form is a candidate in a
     segment only if all its anchor groups occur there (:mod:`consensus_metrics.anchors`).
     """
+    lowered = None
+    candidates = []
+    for groups, form_ids, has_word in _anchor_plan(tuple(forms)):
+        if has_word and lowered is None:
+            lowered = text.lower()
+        if text_may_contain(text, groups, lowered):
+            candidates.append((groups, form_ids))
+    if not candidates:
+        return [0], [len(text)], {}
     starts = segments(text)
     ends = starts[1:] + [len(text)]
     plan: dict[int, list[int]] = {}
-    lowered = None
-    by_groups: dict[tuple, list[int]] = {}
-    for f, form in enumerate(forms):
-        by_groups.setdefault(form_anchors(form), []).append(f)
-    for groups, form_ids in by_groups.items():
-        if any(alt[0] == "~" for g in groups for alt in g) and lowered is None:
-            lowered = text.lower()
-        if not text_may_contain(text, groups, lowered):
-            continue
+    for groups, form_ids in candidates:
         for k in _anchor_segments(text, lowered, groups, starts, ends, deadline):
             plan.setdefault(k, []).extend(form_ids)
         deadline.check()

@@ -46,7 +46,7 @@ def order_free_key(form: str) -> str:
 
 
 def numbers_in(text: str) -> set:
-    """Every number the text writes, wherever it stands (``x^{2}``, ``\\sqrt{242}``, ``17_b``),
+    r"""Every number the text writes, wherever it stands (``x^{2}``, ``\sqrt{242}``, ``17_b``),
     signed when a unary minus precedes it, as exact Fractions.
 
     >>> sorted(numbers_in("Simplify $\\sqrt{242}$ and $x^2 - 0.5 = -3$"))
