@@ -27,8 +27,8 @@ import re
 import threading
 from bisect import bisect_right
 from collections import OrderedDict
-from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 from . import sandbox
 from .anchors import find_anchor, form_anchors, text_may_contain
@@ -39,9 +39,9 @@ from .relations import SEP, Chain, build_chains, commutative_key, split_relation
 from .symbolic import SymbolicChecker
 
 
-@dataclass(frozen=True)
-class NodeMatch:
-    """Result for one node: ``covered``, and the earliest match as ``text[start:end]``."""
+class NodeMatch(NamedTuple):
+    """Result for one node: ``covered``, and the earliest match as ``text[start:end]`` (an
+    immutable named tuple: cheap to create on every completion)."""
 
     node_id: str
     covered: bool
