@@ -353,28 +353,36 @@ def _has_variable(kinds) -> bool:
     return any(k == ID for k in kinds)
 
 
-def match_form(index: TextIndex, form: str, symbolic=None) -> tuple[int, int, str] | None:
-    """Earliest match of one form: (start, end, via) or ``None``."""
+def match_form(index: TextIndex, form: str, symbolic=None, cheap: bool = True) -> tuple[int, int, str] | None:
+    """Earliest match of one form: (start, end, via) or ``None``; ``cheap=False`` skips straight
+    to the ``symbolic`` check (the matcher's second pass, where the cheap rules already failed)."""
     sides, rels = split_relation(form)
-    if rels:
-        span = index.find_relation(sides, rels)
-        if span is not None:
-            return span[0], span[1], "relation"
-    else:
-        keys, kinds = sides[0]
-        span = index.find_sequence(keys, kinds)
-        if span is not None:
-            return span[0], span[1], "tokens"
-        if len(keys) > 1:
-            hits = index.side_candidates(keys, kinds, commutative=True)
-            if hits:
-                c, s = min(hits, key=lambda h: index.chains[h[0]].sides[h[1]].end)
-                side = index.chains[c].sides[s]
-                return side.start, side.end, "commutative"
+    if cheap:
+        hit = _match_cheap(index, sides, rels)
+        if hit is not None:
+            return hit
     if symbolic is not None and any(_has_variable(side_kinds) for _, side_kinds in sides):
         span = symbolic(index, sides, rels)
         if span is not None:
             return span[0], span[1], "symbolic"
+    return None
+
+
+def _match_cheap(index: TextIndex, sides, rels) -> tuple[int, int, str] | None:
+    """The token rules: a relation in a chain, a token sequence, or a side up to term order."""
+    if rels:
+        span = index.find_relation(sides, rels)
+        return None if span is None else (span[0], span[1], "relation")
+    keys, kinds = sides[0]
+    span = index.find_sequence(keys, kinds)
+    if span is not None:
+        return span[0], span[1], "tokens"
+    if len(keys) > 1:
+        hits = index.side_candidates(keys, kinds, commutative=True)
+        if hits:
+            c, s = min(hits, key=lambda h: index.chains[h[0]].sides[h[1]].end)
+            side = index.chains[c].sides[s]
+            return side.start, side.end, "commutative"
     return None
 
 
@@ -404,14 +412,15 @@ def distinct_forms(forms) -> list[str]:
     return out
 
 
-def _best_in(index: TextIndex, forms, symbolic, first: bool = False):
-    """Earliest (by end, then start) match of any of ``forms``: ((start, end, via), form) or None."""
+def _best_in(index: TextIndex, forms, symbolic):
+    """Earliest (by end, then start) match of any of ``forms``: ((start, end, via), form) or
+    None. With ``symbolic`` only that check runs, and the first form it confirms is taken."""
     best = None
     for form in forms:
-        hit = match_form(index, form, symbolic)
+        hit = match_form(index, form, symbolic, cheap=symbolic is None)
         if hit is not None and (best is None or (hit[1], hit[0]) < (best[0][1], best[0][0])):
             best = (hit, form)
-            if first:
+            if symbolic is not None:
                 break
     return best
 
@@ -453,7 +462,7 @@ def match_text(text: str, nodes: list[Node], deadline: Deadline, symbolic=None, 
             if k not in indexes:
                 indexes[k] = segment_index(text[starts[k]:ends[k]], deadline)
             for n, forms in pending.items():
-                best = _best_in(indexes[k], forms, checker, first=checker is not None)
+                best = _best_in(indexes[k], forms, checker)
                 if best is not None:
                     results[n] = _as_match(nodes[n], best, starts[k])
                     open_nodes.discard(n)

@@ -33,6 +33,7 @@ import random
 import threading
 from collections import OrderedDict
 from fractions import Fraction
+from functools import lru_cache
 
 from . import sandbox
 from .budget import Deadline
@@ -372,6 +373,26 @@ def _factored(keys, kinds) -> bool:
     return terms == 1 and factors >= 2 and OPEN in kinds
 
 
+@lru_cache(maxsize=16384)
+def _node_profile(sides, rels):
+    """What the symbolic step compares candidates with, per node form (cached: a form is checked
+    against many sentences): its LaTeX sides, identifiers, shape, factored-ness, numbers and
+    length; ``None`` when the form is out of the symbolic step's scope."""
+    if len(rels) > 1 or (rels and rels[0] != "="):
+        return None
+    node_latex = tuple(to_latex(keys, kinds) for keys, kinds in sides)
+    if any(x is None for x in node_latex):
+        return None
+    node_ids = frozenset().union(*(_ids(kinds, keys) for keys, kinds in sides))
+    # Equal value is not equal form: a factorisation node is not covered by the expanded
+    # polynomial (nor the reverse), and an expression only by one of the same shape.
+    node_shape = _shape(*sides[0]) if not rels else None
+    node_factored = any(_factored(keys, kinds) for keys, kinds in sides)
+    node_numbers = frozenset().union(*(_numbers(keys, kinds) for keys, kinds in sides))
+    node_len = sum(len(keys) for keys, _ in sides)
+    return node_latex, node_ids, node_shape, node_factored, node_numbers, node_len
+
+
 class SymbolicChecker:
     """Callable used by the matcher: ``checker(index, sides, rels) -> (start, end) | None``."""
 
@@ -405,18 +426,10 @@ class SymbolicChecker:
         return result
 
     def __call__(self, index, sides, rels):
-        if len(rels) > 1 or (rels and rels[0] != "="):
+        profile = _node_profile(sides, rels)
+        if profile is None:
             return None
-        node_latex = [to_latex(keys, kinds) for keys, kinds in sides]
-        if any(x is None for x in node_latex):
-            return None
-        node_ids = frozenset().union(*(_ids(kinds, keys) for keys, kinds in sides))
-        # Equal value is not equal form: a factorisation node is not covered by the expanded
-        # polynomial (nor the reverse), and an expression only by one of the same shape.
-        node_shape = _shape(*sides[0]) if not rels else None
-        node_factored = any(_factored(keys, kinds) for keys, kinds in sides)
-        node_numbers = frozenset().union(*(_numbers(keys, kinds) for keys, kinds in sides))
-        node_len = sum(len(keys) for keys, _ in sides)
+        node_latex, node_ids, node_shape, node_factored, node_numbers, node_len = profile
         candidates = []
         toks = index.toks
         for chain in index.chains:
