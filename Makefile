@@ -62,7 +62,7 @@ test-fast: setup
 
 ## fuzz: the property tests on fresh random examples at length (CI runs a fixed set)
 fuzz: setup
-	HYPOTHESIS_PROFILE=fuzz $(PY) -m pytest -q -p no:cacheprovider tests/test_hostile_inputs.py -k property
+	HYPOTHESIS_PROFILE=fuzz $(PY) -m pytest -q -p no:cacheprovider tests/test_hostile_inputs.py tests/test_anchors.py -k property
 
 ## bench: speed and validity figures (matching vs math-verify, reward batches, node validity)
 bench: setup
