@@ -10,16 +10,16 @@ form's anchors all appear (plus the lines a relation chain continues onto, see
 * integer ``v``: the numeral standing alone (``#v``: not inside ``1v``, ``v.5`` or ``0.v``;
   leading zeros and ``.0`` allowed), for ``v >= 1000`` also a thousands separator and its last
   three digits (``1,000``, ``1{,}000``), or its superscript digits;
-* rational ``p/q``: two groups. The numerator's numeral, ``frac`` (``\frac34``, mixed numbers),
-  the decimal tail when the expansion terminates (``.75`` for ``3/4``), or a Unicode vulgar
-  fraction (one anchor for all of them); and the denominator's digits (their last three from
-  1000 on), the decimal tail, or a vulgar fraction;
+* rational ``p/q``: two groups. The numerator's numeral (for an improper fraction also that of
+  its mixed number: ``2\frac{1}{4}`` is 9/4), the decimal tail when the expansion terminates
+  (``.75`` for ``3/4``), or a Unicode vulgar fraction (one anchor for all of them); and the
+  denominator's digits (their last three from 1000 on), the decimal tail, or a vulgar fraction;
 * identifiers: their base letter (``x`` for ``x_{1}``), Greek letters as Unicode or command;
 * words (case-insensitive) and functions by name; a relation by its signs (``=`` for an
   equation: a sentence without one cannot hold it). Numbers 0 and 1 and operators give no anchor.
 
 >>> form_anchors("x = 3/4")
-(('#3', 'frac', '.75', '¼½¾⅓⅔⅛'), ('4', '.75', '¼½¾⅓⅔⅛'), ('x',), ('=', '≡', '\\equiv'))
+(('#3', '.75', '¼½¾⅓⅔⅛'), ('4', '.75', '¼½¾⅓⅔⅛'), ('x',), ('=', '≡', '\\equiv'))
 >>> form_anchors("1,250")
 (('#1250', ',250', '{,}250', '\\,250', '¹²⁵⁰'),)
 >>> form_anchors("2x + 7")
@@ -64,16 +64,17 @@ def _integer_anchors(digits: str) -> tuple[str, ...]:
 
 @lru_cache(maxsize=8192)
 def _numeral_re(digits: str) -> re.Pattern:
-    """``digits`` not followed by a digit (checked later for one digit) or a nonzero decimal
-    tail (``.000`` is fine); the literal comes first, so the regex engine scans for it in C."""
-    if len(digits) == 1:  # a one-digit TeX argument may be glued to more digits (\frac34)
-        return re.compile(digits + r"(?!\.0*[1-9])")
+    """``digits`` not followed by a digit or a nonzero decimal tail (``.000`` is fine; both are
+    checked later for one digit); the literal comes first, so the regex scans for it in C."""
+    if len(digits) == 1:  # a one-digit TeX argument may be glued to more (\frac34, \binom2.5)
+        return re.compile(digits)
     return re.compile(re.escape(digits) + r"(?![0-9])(?!\.0*[1-9])")
 
 
 _DIGITS = frozenset("0123456789")
 _DIGITS_AND_POINT = frozenset("0123456789.")
 _THOUSANDS_AFTER = re.compile(r",[0-9]{3}(?![0-9])")
+_DECIMAL_TAIL = re.compile(r"\.0*[1-9]")
 # \frac and \binom take one character (or command) per unbraced argument, so digits split:
 # \frac3424 is \frac{3}{4}24, \frac\pi23 is \frac{\pi}{2}3. Anchors stay necessary conditions by
 # accepting digits a short way after such a command (or right after a "}" or an escaping "\")
@@ -92,10 +93,16 @@ def _is_numeral(text: str, at: int, end: int) -> bool:
     while j and text[j - 1] == "0":
         j -= 1
     prev = text[j - 1] if j else ""
-    if prev == "." and j >= 2 and text[j - 2] == "\\":
-        prev = ""  # an escaped \. is no decimal point
+    if prev == ".":  # a decimal point, unless the lexer reads the dots as ... or \.
+        d = j - 1
+        while d and text[d - 1] == ".":
+            d -= 1
+        dots = j - d - (1 if d and text[d - 1] == "\\" else 0)
+        if dots % 3 == 0:
+            prev = ""
     if prev not in _DIGITS_AND_POINT:  # ASCII: "²3" is a power and the numeral 3
-        if end < len(text) and text[end] in _DIGITS:  # one digit, then more: an argument?
+        if end < len(text) and (text[end] in _DIGITS or _DECIMAL_TAIL.match(text, end)):
+            # only one digit was searched for (\frac34, \binom2.5): a TeX argument?
             return _ARGS_BEFORE.search(text, max(0, at - 24), at) is not None \
                 or _ONE_ARG_BEFORE.search(text, max(0, at - 24), at) is not None
         return not (end - j <= 3 and _THOUSANDS_AFTER.match(text, end))
@@ -135,8 +142,10 @@ def _number_groups(key: str) -> list[tuple[str, ...]]:
     p, q = body.split("/", 1)
     tail = _decimal_tail(Fraction(int(p), int(q)))
     extra = ((tail,) if tail else ()) + (VULGAR_ANCHOR,)
-    # numerator: "frac" also covers \frac34 and mixed numbers (2\frac{1}{4} is 9/4)
-    numerator = tuple(dict.fromkeys((*_integer_anchors(p), "frac", *extra)))
+    # numerator: its numeral, or for an improper fraction the numerator of the mixed number
+    # (2\frac{1}{4} is 9/4: 9 mod 4 = 1)
+    mixed = _integer_anchors(str(int(p) % int(q))) if int(p) > int(q) else ()
+    numerator = tuple(dict.fromkeys((*_integer_anchors(p), *mixed, *extra)))
     # denominator: every written fraction shows its digits (\frac14 glues them to the numerator,
     # \frac{1}{1,000} groups them), a decimal its tail, a vulgar fraction itself
     denominator = ((q if len(q) <= 3 else q[-3:]), *extra)
