@@ -33,7 +33,7 @@ from typing import Any
 import pandas as pd
 
 from . import diagnostics, html, plots
-from .compare import compare_to_baseline, comparison_markdown, resolve_baseline, signed
+from .compare import compare_to_baseline, compared_metrics, comparison_markdown, resolve_baseline, signed
 from .leaderboard import (all_keys, common_keys, direction, display_keys, display_metrics,
                           format_value, leaderboard_frame, metric_label, metrics_long,
                           repeat_summary, resolve_sort, sort_leaderboard, to_markdown)
@@ -240,9 +240,7 @@ def _nodes_context(missed: pd.DataFrame) -> list[dict[str, Any]]:
 
 
 def _comparison_context(table: pd.DataFrame, baseline: str) -> dict[str, Any]:
-    metrics = [m for m in ("acc", *sorted({m for m in table.metric if m.startswith("pass@")},
-                                          key=lambda m: int(m[5:])), "ncr", "tpn", "n_tokens")
-               if m in set(table.metric)]
+    metrics = compared_metrics(table)
     rows = []
     for (run, key), group in table.groupby(["run", "key"], sort=False):
         entries = group.set_index("metric")

@@ -100,13 +100,18 @@ def compare_to_baseline(long: pd.DataFrame, baseline: str) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=COMPARED_COLUMNS)
 
 
+def compared_metrics(table: pd.DataFrame) -> list[str]:
+    """The metrics of a comparison table in display order: acc, pass@k by k, ncr, tpn, tokens."""
+    present = set(table.metric)
+    passes = sorted((m for m in present if m.startswith("pass@")), key=lambda m: int(m[5:]))
+    return [m for m in ("acc", *passes, "ncr", "tpn", "n_tokens") if m in present]
+
+
 def comparison_markdown(table: pd.DataFrame, baseline: str) -> str:
     """A Markdown section: one row per (run, benchmark), ``Δ`` cells with sign and arrow."""
     if table.empty:
         return f"## Compared with `{baseline}`\n\nNo benchmark in common with the baseline.\n"
-    metrics = [m for m in ("acc", *sorted({m for m in table.metric if m.startswith("pass@")},
-                                          key=lambda m: int(m[5:])), "ncr", "tpn", "n_tokens")
-               if m in set(table.metric)]
+    metrics = compared_metrics(table)
     rows = []
     for (run, key), group in table.groupby(["run", "key"], sort=False):
         cells = group.set_index("metric")
