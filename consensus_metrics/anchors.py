@@ -103,16 +103,19 @@ def _is_numeral(text: str, at: int, end: int) -> bool:
     if prev not in _DIGITS_AND_POINT:  # ASCII: "²3" is a power and the numeral 3
         if end < len(text) and (text[end] in _DIGITS or _DECIMAL_TAIL.match(text, end)):
             # only one digit was searched for (\frac34, \binom2.5): a TeX argument?
-            return _ARGS_BEFORE.search(text, max(0, at - 24), at) is not None \
-                or _ONE_ARG_BEFORE.search(text, max(0, at - 24), at) is not None
+            return _after_tex_command(text, at, one_arg=True)
         return not (end - j <= 3 and _THOUSANDS_AFTER.match(text, end))
     k = j
     while k and text[k - 1] in _DIGITS:
         k -= 1
-    if j - k > 2:
-        return False
-    return _ARGS_BEFORE.search(text, max(0, k - 24), k) is not None \
-        or (j - k == 1 and _ONE_ARG_BEFORE.search(text, max(0, k - 24), k) is not None)
+    return j - k <= 2 and _after_tex_command(text, k, one_arg=j - k == 1)
+
+
+def _after_tex_command(text: str, at: int, one_arg: bool) -> bool:
+    """Whether ``text[at]`` may come a short way after ``\\frac``/``\\binom`` or, with
+    ``one_arg``, right after a first argument's ``}`` or an escaping backslash."""
+    lo = max(0, at - 24)
+    return _ARGS_BEFORE.search(text, lo, at) is not None or (one_arg and _ONE_ARG_BEFORE.search(text, lo, at) is not None)
 
 
 def find_anchor(text: str, alt: str, pos: int = 0) -> int:
@@ -140,11 +143,12 @@ def _number_groups(key: str) -> list[tuple[str, ...]]:
             return [(body[-3:],)] if body else []
         return [(*_integer_anchors(body), body.translate(_TO_SUPERSCRIPT))]
     p, q = body.split("/", 1)
-    tail = _decimal_tail(Fraction(int(p), int(q)))
+    num, den = int(p), int(q)
+    tail = _decimal_tail(Fraction(num, den))
     extra = ((tail,) if tail else ()) + (VULGAR_ANCHOR,)
     # numerator: its numeral, or for an improper fraction the numerator of the mixed number
     # (2\frac{1}{4} is 9/4: 9 mod 4 = 1)
-    mixed = _integer_anchors(str(int(p) % int(q))) if int(p) > int(q) else ()
+    mixed = _integer_anchors(str(num % den)) if num > den else ()
     numerator = tuple(dict.fromkeys((*_integer_anchors(p), *mixed, *extra)))
     # denominator: every written fraction shows its digits (\frac14 glues them to the numerator,
     # \frac{1}{1,000} groups them), a decimal its tail, a vulgar fraction itself

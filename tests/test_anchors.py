@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from consensus_metrics import match_nodes, matching
 from consensus_metrics.anchors import find_anchor, form_anchors, text_may_contain
@@ -68,11 +69,6 @@ RENDERINGS = ["3/4", "\\frac34", "\\frac{3}{4}", "\\dfrac{3}{4}", "0.75", ".750"
               "x_{24}", "17_{8}", "5/2", "2.5", "2\\frac12", "½", "x = ", "t = ", " = ", "x^2 = ", "$",
               " ", ", ", ". ", "\n", "\\(", "\\)", "\\quad", "so"]
 number_text = st.lists(st.sampled_from(RENDERINGS), max_size=40).map("".join)
-
-
-def examples(ci_count: int) -> int:
-    """``ci_count`` under the CI profile (100 examples), 100x that under ``make fuzz``."""
-    return ci_count * settings().max_examples // 100
 
 
 @settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])

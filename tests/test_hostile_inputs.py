@@ -8,6 +8,7 @@ import time
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from consensus_metrics import match_nodes, score_batch, score_trajectory, warmup
 from consensus_metrics.normalize import canonical_key
@@ -99,11 +100,6 @@ PIECES = list("0123456789xyzab+-*/^_=(){}[]<>.,;:!|$ \n\\") + [
     "\\left[", "\\right]", "\\sqrt[", "\\binom", "^{", "_{", "\\circ", "\\%", "\\{", "\\}", "**", "½", "'",
 ]
 math_text = st.lists(st.sampled_from(PIECES), max_size=120).map("".join)
-
-
-def examples(ci_count: int) -> int:
-    """``ci_count`` under the CI profile (100 examples), 100x that under ``make fuzz``."""
-    return ci_count * settings().max_examples // 100
 
 
 @settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
