@@ -192,20 +192,28 @@ class Tokens:
 class _Builder:
     """One left-to-right pass over raw lexemes producing :class:`Tokens`."""
 
-    def __init__(self, text: str, deadline: Deadline):
+    def __init__(self, text: str, deadline: Deadline, markdown: bool = True):
         self.text = text
         self.deadline = deadline
         # (type, lexeme, start, end, ws) with ws 0: glued to the previous lexeme, 1: spaces, 2: a line break
         raw = []
         append = raw.append
+        line_starts = [0]
         for m in _RAW_RE.finditer(text):
             typ = m.lastindex
             start, end = m.span(typ)
-            lead = m.start()
-            append((typ, text[start:end], start, end, 0 if start == lead else (2 if "\n" in text[lead:start] else 1)))
+            if start == m.start():
+                append((typ, m[typ], start, end, 0))
+            elif "\n" in m[1]:
+                line_starts.append(len(raw))
+                append((typ, m[typ], start, end, 2))
+            else:
+                append((typ, m[typ], start, end, 1))
             if not len(raw) & 4095:
                 deadline.check()
         self.raw = raw
+        if markdown:
+            _drop_list_markers(raw, line_starts)
         self.i = 0
         self.out = Tokens()
         self.spaced = False
@@ -857,6 +865,58 @@ class _Builder:
         # degree signs vanish
 
 
+_BULLETS = {"-", "*", "+"}
+_ENUMERATOR_RE = re.compile(r"[0-9]{1,2}|[A-Za-z]|[ivx]{2,4}")
+# what may follow a list marker: not an operator or relation that would make it math
+_MATH_AFTER_MARKER = set("=<>+-*/^_!)]}.,;:")
+
+
+def _drop_list_markers(raw: list, line_starts: list[int]) -> None:
+    """Remove Markdown/enumeration list markers that open a line, in place: ``- ``, ``* ``,
+    ``+ `` and ``1) ``, ``b) ``, ``(a) ``, ``(ii) `` followed by a space. They are layout:
+    ``- 24 apples`` is not the number -24, ``(a) x = 5`` is not ``a*x = 5``. (``1. `` needs
+    nothing: its point already ends any chain.) The lexeme after a marker keeps a line break.
+
+    >>> [" ".join(tokenize(line).keys) for line in ("- x = 5", "1) 24 apples", "(b) x = 5")]
+    ['x = #5', '#24 ~apples', 'x = #5']
+    >>> canonical_key("- 5")  # a node form is math, not a list item
+    'neg #5'
+    """
+    for i in reversed(line_starts):  # from the end: removing lexemes keeps earlier indices valid
+        n = _list_marker_length(raw, i)
+        if n:
+            typ, s, start, end, _ws = raw[i + n]
+            raw[i + n] = (typ, s, start, end, 2)
+            del raw[i:i + n]
+
+
+def _list_marker_length(raw: list, i: int) -> int:
+    """Number of lexemes of the list marker at ``raw[i]`` (0 if there is none)."""
+    n = len(raw)
+    if i >= n:
+        return 0
+    typ, s = raw[i][0], raw[i][1]
+    if typ == _OPC and s in _BULLETS:
+        size = 1
+    elif typ == _OPC and s == "(":  # (a) (ii) (1)
+        if not (i + 2 < n and raw[i + 2][1] == ")" and not raw[i + 1][4] and not raw[i + 2][4]
+                and raw[i + 1][0] in (_NUM, _WORD) and _ENUMERATOR_RE.fullmatch(raw[i + 1][1])):
+            return 0
+        size = 3
+    elif typ in (_NUM, _WORD) and _ENUMERATOR_RE.fullmatch(s):  # 1) b) iv)
+        if not (i + 1 < n and raw[i + 1][1] == ")" and raw[i + 1][0] == _OPC and not raw[i + 1][4]):
+            return 0
+        size = 2
+    else:
+        return 0
+    if i + size >= n:
+        return 0
+    nxt = raw[i + size]
+    if nxt[4] != 1 or (nxt[0] == _OPC and nxt[1] in _MATH_AFTER_MARKER):
+        return 0
+    return size
+
+
 def _needs_parens(toks) -> bool:
     if len(toks) <= 1:
         return False
@@ -937,7 +997,7 @@ def tokenize_cached(text: str, deadline: Deadline = NO_DEADLINE) -> Tokens:
 @lru_cache(maxsize=65536)
 def tokenize_form(form: str) -> tuple[tuple[str, ...], tuple[int, ...]]:
     """Keys and kinds of a node form (cached: node forms repeat across completions)."""
-    toks = _Builder(form, NO_DEADLINE).run()
+    toks = _Builder(form, NO_DEADLINE, markdown=False).run()  # a form is math, not a list item
     return tuple(toks.keys), tuple(toks.kinds)
 
 

@@ -88,3 +88,33 @@ def test_earliest_match_is_reported():
     text = "First $x = 4$. Later again $x=4$."
     m = match_nodes(text, ["x = 4"])[0]
     assert text[m.start:m.end] == "x = 4" and m.start == 7
+
+
+# Real model outputs (Qwen2.5-Math samples, lm-eval runs) list cases and steps as Markdown
+# bullets and enumerations; the marker is layout, not a minus sign or a product.
+LISTED_CASES = (
+    "We check each grouping:\n"
+    "   - \\((2 \\cdot 3 \\cdot 4 \\cdot 5) + 1 = 120 + 1 = 121.\\)\n"
+    "   - \\((2 \\cdot 3) \\cdot (4 \\cdot 5 + 1) = 6 \\cdot 21 = 126.\\)\n"
+    "* $x = 5$ in the first case,\n"
+    "1) y = 7 in the second,\n"
+    "(b) z = 9 in the third,\n"
+    "- 24 apples are left."
+)
+
+
+def test_list_markers_are_layout_not_operators():
+    assert via(LISTED_CASES, "(2\\cdot 3 \\cdot 4 \\cdot 5) + 1 = 121") == "relation"
+    assert via(LISTED_CASES, "6 \\cdot 21 = 126") == "relation"
+    assert via(LISTED_CASES, "x = 5") == "relation"
+    assert via(LISTED_CASES, "y = 7") == "relation"
+    assert via(LISTED_CASES, "z = 9") == "relation"
+    assert via(LISTED_CASES, "24") == "tokens"
+
+
+def test_list_marker_near_misses():
+    assert via("so\n- 24 apples", "-24") is None  # a bullet, not a negative number
+    assert via("we get\n-24 = t", "t = -24") == "relation"  # glued: a real minus sign
+    assert via("x\n- 3 = 0", "x - 3 = 0") is None  # a new line is a new statement
+    assert via("(a) = 5", "a = 5") == "relation"  # followed by a relation: math, not a marker
+    assert via("(a) x = 5", "a x = 5") is None
