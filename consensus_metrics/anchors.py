@@ -62,19 +62,11 @@ def _integer_anchors(digits: str) -> tuple[str, ...]:
     return ("#" + digits, "," + last, "{,}" + last, "\\," + last)
 
 
-@lru_cache(maxsize=8192)
-def _numeral_re(digits: str) -> re.Pattern:
-    """``digits`` not followed by a digit or a nonzero decimal tail (``.000`` is fine; both are
-    checked later for one digit); the literal comes first, so the regex scans for it in C."""
-    if len(digits) == 1:  # a one-digit TeX argument may be glued to more (\frac34, \binom2.5)
-        return re.compile(digits)
-    return re.compile(re.escape(digits) + r"(?![0-9])(?!\.0*[1-9])")
-
-
 _DIGITS = frozenset("0123456789")
 _DIGITS_AND_POINT = frozenset("0123456789.")
 _THOUSANDS_AFTER = re.compile(r",[0-9]{3}(?![0-9])")
 _DECIMAL_TAIL = re.compile(r"\.0*[1-9]")
+_CONTINUED = re.compile(r"[0-9]|\.0*[1-9]")
 # \frac and \binom take one character (or command) per unbraced argument, so digits split:
 # \frac3424 is \frac{3}{4}24, \frac\pi23 is \frac{\pi}{2}3. Anchors stay necessary conditions by
 # accepting digits a short way after such a command (or right after a "}" or an escaping "\")
@@ -126,11 +118,16 @@ def find_anchor(text: str, alt: str, pos: int = 0) -> int:
     if alt[0] != "#":
         return text.find(alt, pos)
     digits = alt[1:]
-    numeral = _numeral_re(digits)
-    m = numeral.search(text, pos)
-    while m is not None and not _is_numeral(text, m.start(), m.end()):
-        m = numeral.search(text, m.start() + 1)
-    return -1 if m is None else m.start()
+    size = len(digits)
+    at = text.find(digits, pos)
+    while at >= 0:
+        end = at + size
+        # more digits or a nonzero decimal tail (.000 is fine) make another numeral; for one
+        # digit _is_numeral decides (a one-digit TeX argument may be glued to more: \frac34)
+        if (size == 1 or not _CONTINUED.match(text, end)) and _is_numeral(text, at, end):
+            return at
+        at = text.find(digits, at + 1)
+    return -1
 
 
 def _number_groups(key: str) -> list[tuple[str, ...]]:
