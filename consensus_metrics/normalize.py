@@ -43,17 +43,20 @@ MAX_GROUP_DEPTH = 48
 
 # ----------------------------------------------------------------------------- raw lexer
 # One raw lexeme per match: leading whitespace (group 1) is folded into the lexeme that follows.
+# Possessive quantifiers (``++``, ``*+``, ``{2,}+``; Python 3.11) never give back what they
+# matched: wherever giving back could not lead to a match anyway, they only spare the engine
+# the retries (a word is scanned once, not once per shorter prefix).
 _RAW_RE = re.compile(
     r"""
-    (\s*)
+    (\s*+)
     (?:
-     (?P<tag></?[A-Za-z]{2,}[A-Za-z0-9_]*>)
-    |(?P<cmd>\\[A-Za-z]+)
+     (?P<tag></?[A-Za-z]{2,}+[A-Za-z0-9_]*+>)
+    |(?P<cmd>\\[A-Za-z]++)
     |(?P<esc>\\.)
-    |(?P<compound>\d+(?:st|nd|rd|th)(?![A-Za-z])|\d+(?:\.\d+)?-[A-Za-z]{3,}(?:-[A-Za-z]+)*|[A-Za-z]{2,}(?:-[A-Za-z]{2,})+|[A-Za-z]-[A-Za-z]{3,}(?:-[A-Za-z]+)*)
-    |(?P<num>\d{1,3}(?:(?:,|\{,\}|\\,)\d{3})+(?:\.\d+)?(?![\d])|\d+(?:\.\d+)?|\.\d+)
-    |(?P<word>[A-Za-z]{4,}(?:[ ](?!(?:sqrt|sinh|cosh|tanh|arc[a-z]+)(?![a-z]))[a-z]{4,}(?![\w\\{(^_$]))+|[A-Za-z]+)
-    |(?P<sup>[⁰¹²³⁴⁵⁶⁷⁸⁹]+)
+    |(?P<compound>\d++(?:st|nd|rd|th)(?![A-Za-z])|\d++(?:\.\d++)?+-[A-Za-z]{3,}+(?:-[A-Za-z]++)*+|[A-Za-z]{2,}+(?:-[A-Za-z]{2,}+)++|[A-Za-z]-[A-Za-z]{3,}+(?:-[A-Za-z]++)*+)
+    |(?P<num>\d{1,3}(?:(?:,|\{,\}|\\,)\d{3})+(?:\.\d+)?(?![\d])|\d++(?:\.\d++)?+|\.\d++)
+    |(?P<word>[A-Za-z]{4,}+(?:[ ](?!(?:sqrt|sinh|cosh|tanh|arc[a-z]+)(?![a-z]))[a-z]{4,}+(?![\w\\{(^_$]))+|[A-Za-z]++)
+    |(?P<sup>[⁰¹²³⁴⁵⁶⁷⁸⁹]++)
     |(?P<op>\*\*|\.\.\.|==|:=|<=|>=|!=|[-+*/^_=<>!(){}\[\]|,;:.%$&?'])
     |(?P<other>\S)
     )

@@ -18,8 +18,8 @@ associativity of ``+`` and ``*`` (:func:`commutative_key`): ``2 \cdot 9 = 18`` c
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 from .budget import NO_DEADLINE, Deadline
 from .normalize import CLOSE, FUNC, ID, NUM, OP, OPEN, PUNCT, REL, WORD, Tokens, tokenize, tokenize_form
@@ -28,9 +28,9 @@ SEP = "\x00"
 _BREAKING_PUNCT_IN_BRACKETS = {".", "?", "!", "⇒", "—", ":"}
 
 
-@dataclass(frozen=True)
-class Side:
-    """Tokens ``lo:hi`` of a chain side, with exact and commutative keys and char span."""
+class Side(NamedTuple):
+    """Tokens ``lo:hi`` of a chain side, with exact and commutative keys and char span (an
+    immutable named tuple: every tokenised sentence builds a few)."""
 
     lo: int
     hi: int
@@ -41,14 +41,20 @@ class Side:
     text: str = ""
 
 
-@dataclass(frozen=True)
-class Chain:
+class Chain(NamedTuple):
     sides: tuple[Side, ...]
     rels: tuple[str, ...]
 
 
 def _trim(keys: list[str], kinds: list[int], lo: int, hi: int) -> tuple[int, int]:
     """Drop edge brackets not closed inside the side (``(x`` -> ``x``) and edge ellipses."""
+    span = kinds[lo:hi]
+    if OPEN not in span and CLOSE not in span:  # the common case: no brackets to pair
+        while lo < hi and keys[lo] == "…":
+            lo += 1
+        while hi > lo and keys[hi - 1] == "…":
+            hi -= 1
+        return lo, hi
     stack: list[int] = []
     unmatched_close: set[int] = set()
     for k in range(lo, hi):
