@@ -31,7 +31,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from . import sandbox
-from .anchors import find_anchor, form_anchors, text_may_contain
+from .anchors import find_anchor, form_anchors, occurrence_bound, text_may_contain
 from .budget import NO_DEADLINE, BudgetExceeded, Deadline
 from .nodes import Node, coerce_nodes
 from .normalize import FUNC, ID, NUM, SEGMENT_CACHE_CHARS, Tokens, tokenize_cached
@@ -122,12 +122,24 @@ def plan_segments(text: str, forms, deadline: Deadline = NO_DEADLINE):
     segment only if all its anchor groups occur there (:mod:`consensus_metrics.anchors`).
     """
     lowered = None
+    bounds: dict[tuple, int] = {}  # a problem's forms share groups (its numbers, "=")
     candidates = []
     for groups, form_ids, has_word in _anchor_plan(tuple(forms)):
         if has_word and lowered is None:
             lowered = text.lower()
-        if text_may_contain(text, groups, lowered):
-            candidates.append((groups, form_ids))
+        counts = []
+        for group in groups:
+            count = bounds.get(group)
+            if count is None:
+                count = bounds[group] = occurrence_bound(text, group, lowered)
+            if not count:
+                break
+            counts.append(count)
+        else:
+            # the rarest group in this text first: its occurrences are the segments to check
+            # the other groups in (the static order guesses; the counts know)
+            order = sorted(range(len(groups)), key=counts.__getitem__)
+            candidates.append((tuple(groups[i] for i in order), form_ids))
     if not candidates:
         return [0], [len(text)], {}
     starts = segments(text)
