@@ -631,6 +631,8 @@ class _Builder:
         self._emit_tokens(toks, wrap=False)
 
     def _fraction(self, start, depth):
+        if depth < MAX_GROUP_DEPTH and self._digit_fraction(start):
+            return
         num = self._arg(depth, whole_number=False)
         den = self._arg(depth, whole_number=False)
         if not num or not den:
@@ -643,21 +645,46 @@ class _Builder:
             except ValueError:
                 a = b = 0
             if b > 1 and gcd(a, b) == 1:
-                out = self.out
-                # 2\frac{1}{2} is the mixed number 5/2
-                if (out.keys and out.kinds[-1] == NUM and not self.spaced and out.ends[-1] == start
-                        and a < b and out.keys[-1][1:].isdigit()):
-                    whole = int(out.keys[-1][1:])
-                    out.keys[-1] = f"#{whole * b + a}/{b}"
-                    out.ends[-1] = end
-                    return
-                self._push(f"#{a}/{b}", NUM, start, end)
+                self._rational(a, b, start, end)
                 return
         if not _needs_parens(num):  # \frac{6}{8}: the numerator's span starts at \frac
             num = [(num[0][0], num[0][1], start) + tuple(num[0][3:])] + num[1:]
         self._emit_tokens(num, wrap=True, start=start)
         self.out.append("/", OP, num[-1][3], num[-1][3])
         self._emit_den(den)
+
+    def _digit_fraction(self, start) -> bool:
+        """The commonest fraction, ``\\frac{3}{4}``: two braced digit strings already in lowest
+        terms, read straight from the lexemes (what the general path makes of them, without
+        reading each argument as a group)."""
+        raw, i = self.raw, self.i
+        if i + 6 > len(raw):
+            return False
+        o1, n1, c1, o2, n2, c2 = raw[i:i + 6]
+        if not (o1[1] == "{" and c1[1] == "}" and o2[1] == "{" and c2[1] == "}" and n1[0] == _NUM and n2[0] == _NUM):
+            return False
+        p, q = n1[1], n2[1]
+        if not (p.isascii() and p.isdigit() and q.isascii() and q.isdigit() and len(p) < 400 and len(q) < 400):
+            return False
+        a, b = int(p), int(q)
+        if b <= 1 or gcd(a, b) != 1:
+            return False
+        self.i = i + 6
+        self.barrier = False
+        self._rational(a, b, start, c2[3])
+        return True
+
+    def _rational(self, a: int, b: int, start: int, end: int):
+        """Emit the reduced fraction ``a/b`` written from ``start`` to ``end`` (one number token)."""
+        out = self.out
+        # 2\frac{1}{2} is the mixed number 5/2
+        if (out.keys and out.kinds[-1] == NUM and not self.spaced and out.ends[-1] == start
+                and a < b and out.keys[-1][1:].isdigit()):
+            whole = int(out.keys[-1][1:])
+            out.keys[-1] = f"#{whole * b + a}/{b}"
+            out.ends[-1] = end
+            return
+        self._push(f"#{a}/{b}", NUM, start, end)
 
     def _emit_den(self, den):
         if _needs_parens(den):
