@@ -96,3 +96,39 @@ def test_congruences():
 @pytest.mark.parametrize("text", ["", " ", "\\", "{", "}", "$$", "\\frac", "\\sqrt", "^", "_", "\\left(", "x^", "\\frac{1}"])
 def test_degenerate_inputs_tokenise(text):
     canonical_key(text)
+
+
+# --- fast paths must be invisible: the same tokens (keys, kinds, spans, flags) with and without
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+from hypothesis_profiles import examples  # noqa: E402
+
+from consensus_metrics import normalize  # noqa: E402
+from consensus_metrics.budget import NO_DEADLINE  # noqa: E402
+
+_FRACTION_PIECES = ["\\frac", "\\dfrac", "{", "}", "{1}", "{2}", "{4}", "{10}", "{0}", "{ 3 }", "{007}", "12", "1,000",
+                    "2.5", " ", "\n", "x", "-", "=", "^", "_", "(", ")", "\\sqrt", "\\left(", "\\text{", "$", "2"]
+
+
+def _all_fields(text):
+    toks = normalize._Builder(text, NO_DEADLINE).run()
+    return toks.keys, toks.kinds, toks.starts, toks.ends, toks.spaced, toks.breaks, toks.implicit
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(text=st.lists(st.sampled_from(_FRACTION_PIECES), max_size=14).map("".join))
+def test_property_digit_fraction_fast_path_is_invisible(text):
+    fast = _all_fields(text)
+    original = normalize._Builder._digit_fraction
+    normalize._Builder._digit_fraction = lambda self, start: False
+    try:
+        assert _all_fields(text) == fast
+    finally:
+        normalize._Builder._digit_fraction = original
+
+
+def test_digit_fraction_fast_path_cases():
+    assert canonical_key("2\\frac{1}{2}") == "#5/2"  # mixed number
+    assert canonical_key("\\frac{6}{8}") == "#6 / #8"  # not in lowest terms: the general path
+    assert canonical_key("\\frac{ 3 }{4} x") == "#3/4 * x"
