@@ -403,10 +403,11 @@ class _Builder:
             key = "#" + (s.lstrip("0") or "0")
         else:
             key = number_key(parse_numeral(s), s)
-        # x1 -> x_1 : a single-letter identifier glued to an integer is a subscripted variable.
+        # x1 -> x_1 : a single-letter identifier glued to an integer is a subscripted variable
+        # (not the constant pi: \pi4 is pi times 4).
         if (
             out.keys and not self.spaced and not self.brk and out.kinds[-1] == ID and out.ends[-1] == start
-            and len(out.keys[-1]) == 1 and out.keys[-1].isalpha() and "." not in s and "," not in s
+            and len(out.keys[-1]) == 1 and out.keys[-1].isalpha() and out.keys[-1] != "π" and "." not in s and "," not in s
         ):
             out.keys[-1] = f"{out.keys[-1]}_{s}"
             out.ends[-1] = end
@@ -980,7 +981,8 @@ _OPERAND_END = (NUM, ID, CLOSE)
 
 
 def _implicit_mult(pk: int, pkey: str, kind: int, key: str, spaced: bool) -> bool:
-    """Juxtaposition that means multiplication: ``2x``, ``2(x)``, ``)(``, ``x y``, ``2\\sqrt3``."""
+    """Juxtaposition that means multiplication: ``2x``, ``2(x)``, ``)(``, ``x y``, ``2\\sqrt3``,
+    ``\\pi 4``."""
     if pkey == "!" or pkey == "%":
         return False
     if pk == NUM or pk == ID:
@@ -990,6 +992,8 @@ def _implicit_mult(pk: int, pkey: str, kind: int, key: str, spaced: bool) -> boo
             return key != "@mod"
         if kind == OPEN:  # 2(x+1), f(x); "3 (since ...)" is prose
             return not spaced and key == "("
+        if kind == NUM:  # \pi 4^2 is pi times 16; a variable before a number is not a product
+            return pkey == "π"
         return False
     if pk == CLOSE and pkey == ")":
         if kind == OPEN:

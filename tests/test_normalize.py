@@ -132,3 +132,9 @@ def test_digit_fraction_fast_path_cases():
     assert canonical_key("2\\frac{1}{2}") == "#5/2"  # mixed number
     assert canonical_key("\\frac{6}{8}") == "#6 / #8"  # not in lowest terms: the general path
     assert canonical_key("\\frac{ 3 }{4} x") == "#3/4 * x"
+
+
+def test_pi_before_a_number_is_a_product():
+    same("\\pi 4^2", "\\pi \\cdot 4^2", "π·4²", "\\pi4^2", "\\pi \\times 4^{2}")
+    differ("x 2", "x \\cdot 2")  # a variable before a number is not read as a product
+    same("x1", "x_1")  # ...glued, it is a subscript, as before
