@@ -138,3 +138,9 @@ def test_pi_before_a_number_is_a_product():
     same("\\pi 4^2", "\\pi \\cdot 4^2", "π·4²", "\\pi4^2", "\\pi \\times 4^{2}")
     differ("x 2", "x \\cdot 2")  # a variable before a number is not read as a product
     same("x1", "x_1")  # ...glued, it is a subscript, as before
+
+
+def test_parenthesised_atom_takes_the_brackets_place():
+    same("\\pi (4)^2", "\\pi \\cdot 4^2")
+    same("2 (x) = 6", "2x = 6")
+    differ("3 (4)", "3 \\cdot 4")  # two numbers side by side are not read as a product
