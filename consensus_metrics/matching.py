@@ -74,7 +74,7 @@ def segments(text: str) -> list[int]:
     >>> segments("So 5! = 120. Then\n&= 7\nx")
     [0, 13, 23]
     """
-    return [0, *[m.end() for m in _SEGMENT_CUT_RE.finditer(text)]]
+    return [0, *map(re.Match.end, _SEGMENT_CUT_RE.finditer(text))]
 
 
 def _anchor_segments(text: str, lowered: str | None, groups, starts, ends, deadline: Deadline) -> list[int]:
@@ -138,8 +138,10 @@ def plan_segments(text: str, forms, deadline: Deadline = NO_DEADLINE):
         else:
             # the rarest group in this text first: its occurrences are the segments to check
             # the other groups in (the static order guesses; the counts know)
-            order = sorted(range(len(groups)), key=counts.__getitem__)
-            candidates.append((tuple(groups[i] for i in order), form_ids))
+            rarest = min(range(len(counts)), key=counts.__getitem__) if len(counts) > 1 else 0
+            if rarest:
+                groups = (groups[rarest], *groups[:rarest], *groups[rarest + 1:])
+            candidates.append((groups, form_ids))
     if not candidates:
         return [0], [len(text)], {}
     starts = segments(text)
