@@ -193,6 +193,8 @@ class TextIndex:
         self._sides: dict[str, list[tuple[int, int]]] | None = None
         self._by_length: dict[int, list[tuple[int, int]]] | None = None
         self._comm_cache: dict[tuple[int, int], str] = {}
+        #: (lo, hi) of a chain side -> its identifiers (filled by the symbolic step)
+        self.side_ids: dict[tuple[int, int], frozenset] = {}
 
     @property
     def joined(self) -> str:

@@ -439,6 +439,7 @@ class SymbolicChecker:
         node_latex, node_ids, node_shape, node_factored, node_numbers, node_len = profile
         candidates = []
         toks = index.toks
+        side_ids = index.side_ids  # identifiers per text side, computed once for all nodes
         for chain in index.chains:
             if rels:
                 pairs = [(chain.sides[p], chain.sides[p + 1]) for p in range(len(chain.rels)) if chain.rels[p] == "="]
@@ -447,9 +448,16 @@ class SymbolicChecker:
             for pair in pairs:
                 if any(not s.key for s in pair):
                     continue
-                ids = frozenset().union(*(_ids(toks.kinds[s.lo:s.hi], toks.keys[s.lo:s.hi]) for s in pair))
                 length = sum(s.hi - s.lo for s in pair)
-                if ids != node_ids or length > 3 * node_len + 4 or 3 * length + 4 < node_len:
+                if length > 3 * node_len + 4 or 3 * length + 4 < node_len:
+                    continue
+                ids = frozenset()
+                for side in pair:
+                    found = side_ids.get((side.lo, side.hi))
+                    if found is None:
+                        found = side_ids[(side.lo, side.hi)] = _ids(toks.kinds[side.lo:side.hi], toks.keys[side.lo:side.hi])
+                    ids |= found
+                if ids != node_ids:
                     continue
                 spans = [(toks.keys[s.lo:s.hi], toks.kinds[s.lo:s.hi]) for s in pair]
                 if node_shape is not None and _shape(*spans[0]) != node_shape:
