@@ -500,7 +500,7 @@ def clear_caches() -> None:
     For measuring cold calls, and for long-lived processes that move on to other problems."""
     from . import anchors, nodes, normalize, relations, symbolic  # here: "nodes" names arguments elsewhere
 
-    for cached in (normalize._cached_tokens, normalize.tokenize_form, anchors.form_anchors, relations.split_relation,
+    for cached in (normalize._cached_tokens, normalize._read_form, anchors.form_anchors, relations.split_relation,
                    _anchor_plan, _form_meaning, _form_commutative_key, nodes.parse_value):
         cached.cache_clear()
     nodes._VALIDATED.clear()

@@ -225,6 +225,7 @@ class _Builder:
         self.prose = 0  # >0 inside \text{...}
         self.opens: list[int] = []  # indices of OPEN tokens awaiting their CLOSE
         self.steps = 0
+        self.ran_out = False  # a command wanted an argument after the last lexeme
 
     # ------------------------------------------------------------------ emission
     def _push(self, key, kind, start, end, implicit=False, no_mult=False):
@@ -503,6 +504,7 @@ class _Builder:
     def _arg(self, depth: int, whole_number: bool) -> list[tuple]:
         """Read one TeX argument (``{...}`` or a single character/command) and return its tokens."""
         if self.i >= len(self.raw):
+            self.ran_out = True
             return []
         typ, s, start, end, _ws = self.raw[self.i]
         if typ == _OPC and s in "})]":
@@ -1035,11 +1037,73 @@ def tokenize_cached(text: str, deadline: Deadline = NO_DEADLINE) -> Tokens:
     return tokenize(text, deadline)
 
 
-@lru_cache(maxsize=65536)
 def tokenize_form(form: str) -> tuple[tuple[str, ...], tuple[int, ...]]:
-    """Keys and kinds of a node form (cached: node forms repeat across completions)."""
-    toks = _Builder(form, NO_DEADLINE, markdown=False).run()  # a form is math, not a list item
-    return tuple(toks.keys), tuple(toks.kinds)
+    """Keys and kinds of a node form (cached: node forms repeat across completions).
+
+    An equation ``L = R`` written plainly (one ``=`` with spaces around it, brackets nested on
+    each side) is read side by side when every command of ``L`` found its arguments inside
+    ``L``: its sides are cached on their own, so the swapped form ``R = L`` that node files list
+    next to it costs nothing more. This gives exactly the tokens of reading the whole form.
+
+    >>> tokenize_form("x + 1 = \\frac{1}{2}")
+    (('x', '+', '#1', '=', '#1/2'), (1, 3, 0, 4, 0))
+    """
+    keys, kinds, _complete = _read_form(form)
+    return keys, kinds
+
+
+@lru_cache(maxsize=65536)
+def _read_form(form: str) -> tuple[tuple[str, ...], tuple[int, ...], bool]:
+    """Keys, kinds, and whether no command ran out of text while reading its arguments."""
+    halves = _equation_halves(form)
+    if halves is not None:
+        left, left_kinds, left_complete = _read_form(halves[0])
+        right, right_kinds, right_complete = _read_form(halves[1])
+        if left_complete and left and right and REL not in left_kinds and REL not in right_kinds:
+            return left + ("=",) + right, left_kinds + (REL,) + right_kinds, right_complete
+    builder = _Builder(form, NO_DEADLINE, markdown=False)  # a form is math, not a list item
+    toks = builder.run()
+    return tuple(toks.keys), tuple(toks.kinds), not builder.ran_out
+
+
+_LEFT_SIDE_END = re.compile(r"[^\s=<>!:]\s+\Z")
+_RIGHT_SIDE_START = re.compile(r"\s+[^\s=]")
+
+
+def _equation_halves(form: str) -> tuple[str, str] | None:
+    """``(L, R)`` of a plainly written ``L = R`` (see :func:`tokenize_form`), else ``None``."""
+    at = form.find("=")
+    if at <= 0 or form.find("=", at + 1) >= 0:
+        return None
+    left, right = form[:at], form[at + 1:]
+    if not _LEFT_SIDE_END.search(left) or not _RIGHT_SIDE_START.match(right):
+        return None
+    if not (_nested(left) and _nested(right)):
+        return None
+    return left.strip(), right.strip()
+
+
+_SIZED_BRACE = re.compile(r"\\(?:left|right|middle|[bB]igg?[lr]?)\s*[{}]")
+
+
+def _nested(text: str) -> bool:
+    """Whether the brackets ``( ) [ ] { }`` of ``text`` close in order (``\\{`` is no bracket:
+    nothing may stay open where a group could run on past the side)."""
+    if _SIZED_BRACE.search(text):  # \left} is a delimiter the builder reads as no group end
+        return False
+    stack = []
+    escaped = False
+    for ch in text:
+        if escaped:
+            escaped = False
+        elif ch == "\\":
+            escaped = True
+        elif ch in "([{":
+            stack.append(ch)
+        elif ch in ")]}":
+            if not stack or "([{"[")]}".index(ch)] != stack.pop():
+                return False
+    return not stack
 
 
 def canonical_key(form: str) -> str:

@@ -144,3 +144,26 @@ def test_parenthesised_atom_takes_the_brackets_place():
     same("\\pi (4)^2", "\\pi \\cdot 4^2")
     same("2 (x) = 6", "2x = 6")
     differ("3 (4)", "3 \\cdot 4")  # two numbers side by side are not read as a product
+
+
+_FORM_PIECES = ["x", "y", "2", "3", "-", "+", "\\frac{1}{2}", "\\frac", "{", "}", "(", ")", "^", "_", "\\cdot", " ",
+                "\\pi", "!", "\\text{", "$", "\\sqrt", "1/2", "0.5", "\\left(", "\\right)", "\\left", "\\right.", "ab",
+                "sin", "\\sin", "^\\circ", "\\binom", "\\sqrt[", "]", "**", "\\mathrm{", "\\{", "\\}", "\\\\", "\\pmod", "is"]
+_form_side = st.lists(st.sampled_from(_FORM_PIECES), min_size=1, max_size=10).map("".join)
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(left=_form_side, right=_form_side)
+def test_property_equation_forms_read_side_by_side_give_the_whole_forms_tokens(left, right):
+    form = f"{left} = {right}"
+    whole = normalize._Builder(form, NO_DEADLINE, markdown=False).run()
+    assert normalize.tokenize_form(form) == (tuple(whole.keys), tuple(whole.kinds))
+
+
+def test_equation_forms_share_their_sides():
+    normalize._read_form.cache_clear()
+    normalize.tokenize_form("2s + 9 = \\frac{1}{2}")
+    misses = normalize._read_form.cache_info().misses
+    assert normalize.tokenize_form("\\frac{1}{2} = 2s + 9") == (
+        ("#1/2", "=", "#2", "*", "s", "+", "#9"), (0, 4, 0, 3, 1, 3, 0))
+    assert normalize._read_form.cache_info().misses == misses + 1  # only the swapped form itself is new
