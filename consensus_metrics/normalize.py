@@ -1045,7 +1045,7 @@ def tokenize_form(form: str) -> tuple[tuple[str, ...], tuple[int, ...]]:
     ``L``: its sides are cached on their own, so the swapped form ``R = L`` that node files list
     next to it costs nothing more. This gives exactly the tokens of reading the whole form.
 
-    >>> tokenize_form("x + 1 = \\frac{1}{2}")
+    >>> tokenize_form("x + 1 = \\\\frac{1}{2}")
     (('x', '+', '#1', '=', '#1/2'), (1, 3, 0, 4, 0))
     """
     keys, kinds, _complete = _read_form(form)
