@@ -428,6 +428,14 @@ def distinct_forms(forms) -> list[str]:
     return out
 
 
+@lru_cache(maxsize=4096)
+def _prepared(forms_per_node: tuple[tuple[str, ...], ...]) -> tuple[tuple[tuple[int, str], ...], tuple[str, ...]]:
+    """``(node index, form)`` for the distinct forms of each node, and those forms (cached: the
+    same nodes are matched against every completion of a problem)."""
+    flat = tuple((n, form) for n, forms in enumerate(forms_per_node) for form in distinct_forms(forms))
+    return flat, tuple(form for _, form in flat)
+
+
 def _best_in(index: TextIndex, forms, symbolic):
     """Earliest (by end, then start) match of any of ``forms``: ((start, end, via), form) or
     None. With ``symbolic`` only that check runs, and the first form it confirms is taken."""
@@ -458,9 +466,8 @@ def match_text(text: str, nodes: list[Node], deadline: Deadline, symbolic=None, 
     then looks at the segments of the nodes still uncovered. ``results`` is filled in place, so
     a caller catching :class:`BudgetExceeded` sees the nodes settled so far.
     """
-    node_forms = [distinct_forms(node.forms) for node in nodes]
-    flat = [(n, form) for n, forms in enumerate(node_forms) for form in forms]
-    starts, ends, plan = plan_segments(text, [form for _, form in flat], deadline)
+    flat, forms = _prepared(tuple(node.forms for node in nodes))
+    starts, ends, plan = plan_segments(text, forms, deadline)
     results = [] if results is None else results
     results.extend(NodeMatch(node.id, False) for node in nodes)
     open_nodes = set(range(len(nodes)))
@@ -501,7 +508,7 @@ def clear_caches() -> None:
     from . import anchors, nodes, normalize, relations, symbolic  # here: "nodes" names arguments elsewhere
 
     for cached in (normalize._cached_tokens, normalize._read_form, anchors.form_anchors, relations.split_relation,
-                   _anchor_plan, _form_meaning, _form_commutative_key, nodes.parse_value):
+                   _anchor_plan, _prepared, _form_meaning, _form_commutative_key, nodes.parse_value):
         cached.cache_clear()
     nodes._VALIDATED.clear()
     symbolic.clear_cache()
