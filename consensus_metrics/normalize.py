@@ -802,18 +802,14 @@ class _Builder:
             if j < len(out.keys) and out.keys[j] == want:
                 inner = len(out.keys) - j - 1
                 # (3) -> 3, (x) -> x : parentheses around one atom carry no structure. The atom
-                # takes the bracket's place: its spacing, and a product with the operand before
-                # it where juxtaposition means one (\pi (4)^2, 2 (x); not 3 (4)).
+                # is emitted again where the bracket stood, with its spacing, so the usual rules
+                # apply to it (\pi (4)^2 and 2 (x) are products; 3 (4) is not).
                 if want == "(" and inner == 1 and out.kinds[j + 1] in (NUM, ID):
-                    key, kind = out.keys[-1], out.kinds[-1]
-                    atom = (key, kind, out.starts[-1], out.ends[-1], out.spaced[j], out.breaks[j], out.implicit[-1])
+                    key, kind, atom_start, atom_end, implicit = (
+                        out.keys[-1], out.kinds[-1], out.starts[-1], out.ends[-1], out.implicit[-1])
+                    self.spaced, self.brk = out.spaced[j], out.breaks[j]
                     out.truncate(j)
-                    if (out.keys and not atom[5] and out.kinds[-1] in _OPERAND_END
-                            and _implicit_mult(out.kinds[-1], out.keys[-1], kind, key, True)):
-                        out.append("*", OP, atom[2], atom[2], atom[4], False, True)
-                        atom = atom[:4] + (False, False, atom[6])
-                    out.append(*atom)
-                    self.spaced = False
+                    self._push(key, kind, atom_start, atom_end, implicit)
                     return
         self._push(s, CLOSE, start, end)
 

@@ -48,24 +48,21 @@ class Chain(NamedTuple):
 
 def _trim(keys: list[str], kinds: list[int], lo: int, hi: int) -> tuple[int, int]:
     """Drop edge brackets not closed inside the side (``(x`` -> ``x``) and edge ellipses."""
+    unmatched_open: set[int] | list[int] = ()
+    unmatched_close: set[int] | tuple = ()
     span = kinds[lo:hi]
-    if OPEN not in span and CLOSE not in span:  # the common case: no brackets to pair
-        while lo < hi and keys[lo] == "…":
-            lo += 1
-        while hi > lo and keys[hi - 1] == "…":
-            hi -= 1
-        return lo, hi
-    stack: list[int] = []
-    unmatched_close: set[int] = set()
-    for k in range(lo, hi):
-        if kinds[k] == OPEN:
-            stack.append(k)
-        elif kinds[k] == CLOSE:
-            if stack:
-                stack.pop()
-            else:
-                unmatched_close.add(k)
-    unmatched_open = set(stack)
+    if OPEN in span or CLOSE in span:  # pair the brackets (most sides have none)
+        stack: list[int] = []
+        unmatched_close = set()
+        for k in range(lo, hi):
+            if kinds[k] == OPEN:
+                stack.append(k)
+            elif kinds[k] == CLOSE:
+                if stack:
+                    stack.pop()
+                else:
+                    unmatched_close.add(k)
+        unmatched_open = set(stack)
     while lo < hi and (lo in unmatched_open or keys[lo] == "…"):
         lo += 1
     while hi > lo and (hi - 1 in unmatched_close or keys[hi - 1] == "…"):

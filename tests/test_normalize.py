@@ -167,3 +167,7 @@ def test_equation_forms_share_their_sides():
     assert normalize.tokenize_form("\\frac{1}{2} = 2s + 9") == (
         ("#1/2", "=", "#2", "*", "s", "+", "#9"), (0, 4, 0, 3, 1, 3, 0))
     assert normalize._read_form.cache_info().misses == misses + 1  # only the swapped form itself is new
+
+
+def test_parenthesised_numbers_form_one_rational_like_plain_ones():
+    same("(1)/(31) * 93", "\\frac{1}{31} \\cdot 93", "1/31 * 93")  # the node builder's plain twin forms
