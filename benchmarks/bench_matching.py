@@ -67,6 +67,15 @@ def timed(fn, *args):
 WARM = 16  # the last two problems' samples warm both checkers up; the rest is measured
 
 
+def clear_text_caches():
+    """Forget every tokenised sentence (node forms stay prepared)."""
+    from consensus_metrics import matching
+    from consensus_metrics.normalize import _cached_tokens
+
+    _cached_tokens.cache_clear()
+    matching._local.segments = None
+
+
 def measure_phase(items, phase: str) -> dict:
     """Time both checkers on every measured trajectory, each right after the other on the same
     text, in a process where neither has seen these texts (called in a fresh subprocess).
@@ -78,8 +87,7 @@ def measure_phase(items, phase: str) -> dict:
     node forms here and for parsing the gold in math-verify (cached after that)."""
     from math_verify import parse, verify
 
-    from consensus_metrics import match_nodes, matching, warmup
-    from consensus_metrics.normalize import _cached_tokens
+    from consensus_metrics import match_nodes, warmup
 
     warmup()
     for text, nodes, gold in items[-WARM:]:
@@ -88,8 +96,7 @@ def measure_phase(items, phase: str) -> dict:
     out = {"match_cpu": [], "match_wall": [], "mv_cpu": [], "mv_wall": []}
     for text, nodes, gold in items[:-WARM]:
         if phase == "cold":
-            _cached_tokens.cache_clear()
-            matching._local.segments = None
+            clear_text_caches()
         c, w = timed(match_nodes, text, nodes)
         out["match_cpu"].append(c)
         out["match_wall"].append(w)
@@ -120,9 +127,8 @@ def main() -> int:
         print(json.dumps(measure_phase(items, args.phase)))
         return 0
 
-    from consensus_metrics import match_nodes, matching, warmup
+    from consensus_metrics import match_nodes, warmup
     from consensus_metrics.batch import ScoringPool
-    from consensus_metrics.normalize import _cached_tokens
 
     chars = statistics.mean(len(t) for t, _, _ in items)
     print(f"{len(items)} trajectories, mean {chars:.0f} characters; nodes per problem: mean "
@@ -139,11 +145,6 @@ def main() -> int:
     print("target: ratio <= 0.25 (match_nodes wall time includes symbolic checks waiting on the sandbox process)")
 
     warmup()
-
-    def clear_text_caches():
-        _cached_tokens.cache_clear()
-        matching._local.segments = None
-
     print(f"\n== linearity: {args.long_count} trajectories made {args.long_factor}x longer")
     # Each long text is the trajectory followed by the next (factor - 1) distinct trajectories
     # of other problems, caches cleared: a long, varied text, not a repeated one.

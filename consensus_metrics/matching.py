@@ -501,20 +501,6 @@ def match_text(text: str, nodes: list[Node], deadline: Deadline, symbolic=None, 
     return results
 
 
-def clear_caches() -> None:
-    """Forget everything matching keeps between calls: tokenised sentences (this thread's
-    segment index too), prepared node forms and anchors, validated nodes, symbolic results.
-    For measuring cold calls, and for long-lived processes that move on to other problems."""
-    from . import anchors, nodes, normalize, relations, symbolic  # here: "nodes" names arguments elsewhere
-
-    for cached in (normalize._cached_tokens, normalize._read_form, anchors.form_anchors, relations.split_relation,
-                   _anchor_plan, _prepared, _form_meaning, _form_commutative_key, nodes.parse_value):
-        cached.cache_clear()
-    nodes._VALIDATED.clear()
-    symbolic.clear_cache()
-    _local.segments = None
-
-
 def match_nodes(text: str, nodes, budget_s: float | None = 1.0, symbolic: bool = True) -> list[NodeMatch]:
     """Match consensus nodes against a trajectory (SPEC §3).
 

@@ -327,13 +327,6 @@ _CACHE_SIZE = 20000
 _CACHE_LOCK = threading.Lock()
 
 
-def clear_cache() -> None:
-    """Forget the symbolic results and node profiles computed so far."""
-    with _CACHE_LOCK:
-        _CACHE.clear()
-    _node_profile.cache_clear()
-
-
 def _cached(key):
     with _CACHE_LOCK:
         hit = _CACHE.get(key, "miss")
