@@ -380,7 +380,7 @@ class _Builder:
         if typ == _NUM:
             self._number(s, start, end)
         elif typ == _WORD:
-            self._word(s, start, end)
+            self._word(s, start, end, depth)
         elif typ == _CMD:
             self._command(s[1:], start, end, depth)
         elif typ == _OPC:
@@ -432,7 +432,7 @@ class _Builder:
             return s not in _PUNCT_CHARS
         return False
 
-    def _word(self, w, start, end):
+    def _word(self, w, start, end, depth):
         prev, nxt = self._raw_neighbour(-1), self._raw_neighbour(1)
         ws = self.raw[self.i - 1][4]
         lw = w.lower()
@@ -455,7 +455,7 @@ class _Builder:
             follow = nxt
             if follow[0] in (_NUM, _CMD) or (follow[0] == _OPC and follow[1] in "({^_") or (follow[0] == _WORD and len(follow[1]) == 1):
                 if lw == "sqrt":
-                    self._sqrt(start, end, "√", 0)
+                    self._sqrt(start, end, "√", depth)
                 else:
                     self._push("@" + lw, FUNC, start, end, no_mult=lw == "mod")
                 return
@@ -529,6 +529,11 @@ class _Builder:
                 self._push(number_key(parse_numeral(s[0])), NUM, start, start + 1)
             else:
                 self._push(s[0], ID, start, start + 1)
+        elif depth >= MAX_GROUP_DEPTH:
+            # arguments nested too deep to read structurally (\frac\frac\frac...: each takes the
+            # next): the lexeme as it stands, so that recursion stays bounded
+            self.i += 1
+            self._push(s, MISC, start, end)
         else:
             # one lexeme; an opening bracket stays open: sqrt(2), x^(n+1) close it after the
             # caller re-emits it where it stood (_close checks the index is still valid)
@@ -660,10 +665,11 @@ class _Builder:
         """The commonest fraction, ``\\frac{3}{4}``: two braced digit strings already in lowest
         terms, read straight from the lexemes (what the general path makes of them, without
         reading each argument as a group)."""
-        raw, i = self.raw, self.i
-        if i + 6 > len(raw):
+        # (sliced, then unpacked: Cython 3.3 crashes on unpacking raw[i:i + 6] in one statement)
+        lexemes = self.raw[self.i:self.i + 6]
+        if len(lexemes) < 6:
             return False
-        o1, n1, c1, o2, n2, c2 = raw[i:i + 6]
+        o1, n1, c1, o2, n2, c2 = lexemes
         if not (o1[1] == "{" and c1[1] == "}" and o2[1] == "{" and c2[1] == "}" and n1[0] == _NUM and n2[0] == _NUM):
             return False
         p, q = n1[1], n2[1]
@@ -672,7 +678,7 @@ class _Builder:
         a, b = int(p), int(q)
         if b <= 1 or gcd(a, b) != 1:
             return False
-        self.i = i + 6
+        self.i += 6
         self.barrier = False
         self._rational(a, b, start, c2[3])
         return True
@@ -699,7 +705,7 @@ class _Builder:
             self._append_tuples(den)
 
     def _sqrt(self, start, end, key, depth):
-        if self.i < len(self.raw) and self.raw[self.i][0] == _OPC and self.raw[self.i][1] == "[":
+        if depth < MAX_GROUP_DEPTH and self.i < len(self.raw) and self.raw[self.i][0] == _OPC and self.raw[self.i][1] == "[":
             # \sqrt[3]{x}: read the index up to the matching ]
             self.i += 1
             mark = len(self.out.keys)

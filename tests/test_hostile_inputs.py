@@ -25,6 +25,10 @@ HOSTILE = {
     "deep braces": "{" * 100_000 + "x=3" + "}" * 100_000,
     "deep frac": "\\frac{" * 20_000 + "1",
     "deep sqrt": "\\sqrt{" * 20_000 + "2" + "}" * 20_000,
+    # each command takes the next as its argument: nesting without braces (it overflowed the stack)
+    "unbraced frac chain": "\\frac" * 20_000 + "12 = 24",
+    "sqrt index chain": "\\sqrt[" * 20_000 + "x",
+    "sqrt word chain": "sqrt\\sqrt{" * 5_000 + "2",
     "control characters": "\x00\x01\x02 x = 3 \x1b[31m \x7f \\boxed{3}",
     "lone surrogates": "x = 3 \ud800\udfff\udc00 \\boxed{3}",
     "thousands of numbers": " ".join(str(i) for i in range(100_000)),
@@ -131,6 +135,15 @@ def test_property_scoring_is_bounded_and_well_formed(text):
     assert time.monotonic() - t0 < 1.0 + SLACK_S + 1.5  # + a possible worker restart after a kill
     assert s["acc"] in (0, 1) and 0 <= s["ncr"] <= 1
     assert s["tpn"] is None or s["tpn"] > 0
+
+
+@pytest.mark.parametrize("name", ["unbraced frac chain", "sqrt index chain", "sqrt word chain"])
+def test_unbraced_nesting_tokenises_without_a_budget(name):
+    """Arguments nested without braces are read structurally only to MAX_GROUP_DEPTH, like braces:
+    no budget needed to stop the recursion, in a text or in a node form."""
+    text = HOSTILE[name]
+    assert canonical_key(text) == canonical_key(text)
+    assert not match_nodes("x = 24", [text[:2000]], budget_s=None, symbolic=False)[0].covered  # longest form
 
 
 @pytest.mark.parametrize("node", ["\\frac1,000", "\\frac{,}{.}", "\\sqrt[", "x_{", "1{,}", "\\frac\\frac",
