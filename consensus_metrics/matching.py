@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 import threading
-from bisect import bisect_right
+from bisect import bisect_right, insort
 from collections import OrderedDict
 from functools import lru_cache
 from typing import NamedTuple
@@ -62,10 +62,11 @@ _FLIP = {"<": ">", ">": "<", "≤": "≥", "≥": "≤", "=": "=", "≡": "≡",
 # A segment ends after a sentence end (". ", "? ", and "! " after a word -- after a number it is a
 # factorial -- followed by more text on the line) or at a line break, unless the next line
 # continues a relation chain ("&= 9" in align). Chains and token sequences never cross either.
-_SEGMENT_CUT_RE = re.compile(
-    r"\n(?![ \t&]*(?:=|<|>|≤|≥|≡|\\le|\\ge|\\equiv|\\approx|\\neq))"
-    r"|[.?!](?<![^A-Za-z]!)(?<!\A!)[ \t]+(?=\S)"
-)
+_LINE_CUT = r"\n(?![ \t&]*(?:=|<|>|≤|≥|≡|\\le|\\ge|\\equiv|\\approx|\\neq))"
+_SENTENCE_CUT = r"[.?!](?<![^A-Za-z]!)(?<!\A!)[ \t]+(?=\S)"
+_SEGMENT_CUT_RE = re.compile(f"{_LINE_CUT}|{_SENTENCE_CUT}")
+_LINE_CUT_RE = re.compile(_LINE_CUT)
+_SENTENCE_CUT_RE = re.compile(_SENTENCE_CUT)
 
 
 def segments(text: str) -> list[int]:
@@ -77,31 +78,81 @@ def segments(text: str) -> list[int]:
     return [0, *map(re.Match.end, _SEGMENT_CUT_RE.finditer(text))]
 
 
-def _anchor_segments(text: str, lowered: str | None, groups, starts, ends, deadline: Deadline) -> list[int]:
-    """Indices of the segments holding every anchor group of one form (ascending)."""
+def segment_around(text: str, at: int, lo: int = 0) -> tuple[int, int]:
+    r"""``(start, end)`` of the segment holding ``text[at]`` -- the one :func:`segments` gives --
+    found from ``at``: only the lines of that segment are scanned, not the whole text. ``lo`` is
+    a known segment start at or before ``at`` (the search backwards stops there). ``text[at]``
+    must not lie inside a cut (whitespace, a sentence-ending ``.?!``); no anchor does.
+
+    >>> text = "So 5! = 120. Then\n&= 7\nx"
+    >>> segment_around(text, text.index("7")), segment_around(text, text.index("5"))
+    ((13, 23), (0, 13))
+    """
+    cut = _SEGMENT_CUT_RE.search(text, at)
+    end = cut.end() if cut else len(text)
+    upto, stop = at, at + 1  # look for the last line break before upto, sentence ends before stop
+    while True:
+        line = max(text.rfind("\n", lo, upto), lo - 1)
+        start = -1
+        for cut in _SENTENCE_CUT_RE.finditer(text, line + 1, stop):
+            start = cut.end()
+        if start >= 0:
+            return start, end
+        if line < lo or _LINE_CUT_RE.match(text, line):
+            return line + 1, end
+        upto = stop = line  # this line break continues a chain ("&= 9"): look on the line before
+
+
+class _Segments:
+    """The segments of one text delimited so far (by :func:`segment_around`), found again by
+    offset: the anchors of a problem's forms mostly sit in the same few sentences."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self.starts: list[int] = []  # ascending
+        self.ends: dict[int, int] = {}
+
+    def around(self, at: int, lo: int = 0) -> tuple[int, int]:
+        k = bisect_right(self.starts, at) - 1
+        if k >= 0:
+            start = self.starts[k]
+            if at < self.ends[start]:
+                return start, self.ends[start]
+            lo = max(lo, self.ends[start])  # a segment start at or before at
+        start, end = segment_around(self.text, at, lo)
+        insort(self.starts, start)
+        self.ends[start] = end
+        return start, end
+
+
+def _anchor_segments(text: str, lowered: str | None, groups, known: _Segments,
+                     deadline: Deadline) -> dict[int, int] | None:
+    """The segments holding every anchor group of one form, as ``{start: end}``; ``None`` for a
+    form without anchors (every segment)."""
     if not groups:
-        return list(range(len(starts)))
+        return None
     first = groups[0]
     hay = text
     if any(alt[0] == "~" for alt in first):  # word anchors are case-insensitive
         if lowered is None or len(lowered) != len(text):
-            return list(range(len(starts)))
+            return None
         hay = lowered
-    hit: set[int] = set()
+    hit: dict[int, int] = {}
     for alt in first:
         needle = alt[1:] if alt[0] == "~" else alt
         at = find_anchor(hay, needle)
-        steps = 0
+        lo, steps = 0, 0
         while at >= 0:
             steps += 1
             if not steps & 1023:
                 deadline.check()
-            k = bisect_right(starts, at) - 1
-            hit.add(k)
-            at = find_anchor(hay, needle, ends[k])  # the rest of this segment is already counted
+            start, end = known.around(at, lo)
+            hit[start] = end
+            lo = end
+            at = find_anchor(hay, needle, end)  # the rest of this segment is already counted
     if len(groups) == 1:
-        return sorted(hit)
-    return sorted(k for k in hit if text_may_contain(text[starts[k]:ends[k]], groups[1:]))
+        return hit
+    return {start: end for start, end in hit.items() if text_may_contain(text[start:end], groups[1:])}
 
 
 @lru_cache(maxsize=4096)
@@ -116,22 +167,24 @@ def _anchor_plan(forms: tuple[str, ...]) -> tuple[tuple[tuple, tuple[int, ...], 
 
 
 def plan_segments(text: str, forms, deadline: Deadline = NO_DEADLINE):
-    """Where each form can occur: ``(starts, ends, {segment index: [form indices]})``.
+    """Where each form can occur: ``(bounds, plan)``, ``bounds`` = ``{segment start: end}`` of the
+    candidate segments and ``plan`` = ``{segment start: [form indices]}``.
 
     Segments are the sentences/lines of the text (:func:`segments`); a form is a candidate in a
-    segment only if all its anchor groups occur there (:mod:`consensus_metrics.anchors`).
+    segment only if all its anchor groups occur there (:mod:`consensus_metrics.anchors`). Only
+    the segments around anchor occurrences are delimited, not the whole text.
     """
     lowered = None
-    bounds: dict[tuple, int] = {}  # a problem's forms share groups (its numbers, "=")
+    counted: dict[tuple, int] = {}  # a problem's forms share groups (its numbers, "=")
     candidates = []
     for groups, form_ids, has_word in _anchor_plan(tuple(forms)):
         if has_word and lowered is None:
             lowered = text.lower()
         counts = []
         for group in groups:
-            count = bounds.get(group)
+            count = counted.get(group)
             if count is None:
-                count = bounds[group] = occurrence_bound(text, group, lowered)
+                count = counted[group] = occurrence_bound(text, group, lowered)
             if not count:
                 break
             counts.append(count)
@@ -142,16 +195,19 @@ def plan_segments(text: str, forms, deadline: Deadline = NO_DEADLINE):
             if rarest:
                 groups = (groups[rarest], *groups[:rarest], *groups[rarest + 1:])
             candidates.append((groups, form_ids))
-    if not candidates:
-        return [0], [len(text)], {}
-    starts = segments(text)
-    ends = starts[1:] + [len(text)]
+    bounds: dict[int, int] = {}
     plan: dict[int, list[int]] = {}
+    known = _Segments(text)
     for groups, form_ids in candidates:
-        for k in _anchor_segments(text, lowered, groups, starts, ends, deadline):
-            plan.setdefault(k, []).extend(form_ids)
+        found = _anchor_segments(text, lowered, groups, known, deadline)
+        if found is None:  # no anchor to go by: every segment
+            starts = segments(text)
+            found = dict(zip(starts, starts[1:] + [len(text)]))
+        for start, end in found.items():
+            bounds[start] = end
+            plan.setdefault(start, []).extend(form_ids)
         deadline.check()
-    return starts, ends, plan
+    return bounds, plan
 
 
 _local = threading.local()
@@ -467,7 +523,7 @@ def match_text(text: str, nodes: list[Node], deadline: Deadline, symbolic=None, 
     a caller catching :class:`BudgetExceeded` sees the nodes settled so far.
     """
     flat, forms = _prepared(tuple(node.forms for node in nodes))
-    starts, ends, plan = plan_segments(text, forms, deadline)
+    bounds, plan = plan_segments(text, forms, deadline)
     results = [] if results is None else results
     results.extend(NodeMatch(node.id, False) for node in nodes)
     open_nodes = set(range(len(nodes)))
@@ -483,11 +539,11 @@ def match_text(text: str, nodes: list[Node], deadline: Deadline, symbolic=None, 
             if not pending:
                 continue
             if k not in indexes:
-                indexes[k] = segment_index(text[starts[k]:ends[k]], deadline)
+                indexes[k] = segment_index(text[k:bounds[k]], deadline)
             for n, forms in pending.items():
                 best = _best_in(indexes[k], forms, checker)
                 if best is not None:
-                    results[n] = _as_match(nodes[n], best, starts[k])
+                    results[n] = _as_match(nodes[n], best, k)
                     open_nodes.discard(n)
                     eligible.discard(n)
             if not eligible:
