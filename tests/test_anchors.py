@@ -115,3 +115,22 @@ def test_property_anchors_lose_no_match_on_math_text(text, forms):
     # half the time the text holds one of the forms verbatim, so matches are not rare
     _same(text, forms)
     _same(text + " so " + forms[0] + ".", forms)
+
+
+SEGMENT_PIECES = ["a", "x", "5", "24", "!", ".", "?", " ", "\t", "\n", "&", "=", "\\le", "<", "≤", ". ", "! ",
+                  "\n&= ", "\n \n", "A", "3!", " !", ".5", "\n\n", "So", "\\\\", "$"]
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(text=st.lists(st.sampled_from(SEGMENT_PIECES), max_size=60).map("".join), data=st.data())
+def test_property_segment_around_finds_the_segments_that_segments_gives(text, data):
+    """The matcher delimits only the sentences around anchor hits; they must be exactly the
+    sentences the whole-text split gives, from any known segment start before the hit."""
+    starts = matching.segments(text)
+    ends = starts[1:] + [len(text)]
+    for at, ch in enumerate(text):
+        if ch.isspace() or (ch in ".?!" and text[at + 1:at + 2] in (" ", "\t")):
+            continue  # inside a cut: no anchor starts there
+        k = max(i for i, s in enumerate(starts) if s <= at)
+        lo = data.draw(st.sampled_from([s for s in starts if s <= at]))
+        assert matching.segment_around(text, at, lo) == (starts[k], ends[k]), (at, lo)
