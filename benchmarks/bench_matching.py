@@ -16,9 +16,13 @@ builder (rule-based miner + refine) from its reference solution alone. Prints, i
 2. /3. their ratio (target <= 0.25);
 4. cost per character on trajectories 50x longer (each followed by 49 other solutions), to
    show the cost is linear in length;
-5. scoring throughput (Acc + NCR + TPN) with 1 and 2 worker processes (target: close to 2x).
-   Each worker overlaps its matching with math-verify in its own sandbox process, so one
-   worker already keeps more than one core partly busy.
+5. scoring throughput (Acc + NCR + TPN) with 1 and 2 worker processes (target: close to 2x),
+   with the cores the machine kept busy meanwhile. Each worker overlaps its matching with
+   math-verify in its own sandbox process, so one worker already keeps more than one core busy.
+
+Rows 1-3 run the installed build (compiled where ``setup.py`` could compile the hot path, see
+``consensus_metrics/_native.py``) and, for reference, the pure-Python sources
+(``CONSENSUS_PURE_PYTHON=1``).
 
 Measurements interleave the two checkers trajectory by trajectory so that machine load affects
 both alike; CPU time (``process_time``) is the headline because this machine is shared.
@@ -106,11 +110,23 @@ def measure_phase(items, phase: str) -> dict:
     return out
 
 
-def run_phase(args, phase: str) -> dict:
-    """:func:`measure_phase` in a fresh Python process (no cache of either checker is warm)."""
+def run_phase(args, phase: str, pure: bool = False) -> dict:
+    """:func:`measure_phase` in a fresh Python process (no cache of either checker is warm);
+    ``pure``: with the pure-Python sources instead of the compiled build."""
     cmd = [sys.executable, os.path.abspath(__file__), "--raw", args.raw, "--limit", str(args.limit), "--phase", phase]
-    done = subprocess.run(cmd, capture_output=True, text=True, check=True)
+    env = dict(os.environ, CONSENSUS_PURE_PYTHON="1" if pure else "0")
+    done = subprocess.run(cmd, capture_output=True, text=True, check=True, env=env)
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def busy_jiffies() -> int | None:
+    """CPU time the whole machine has spent busy (Linux ``/proc/stat``, clock ticks), or None."""
+    try:
+        with open("/proc/stat", encoding="ascii") as handle:
+            fields = [int(x) for x in handle.readline().split()[1:]]
+    except (OSError, ValueError):
+        return None
+    return sum(fields) - fields[3] - (fields[4] if len(fields) > 4 else 0)  # all but idle and iowait
 
 
 def main() -> int:
@@ -128,16 +144,23 @@ def main() -> int:
         return 0
 
     from consensus_metrics import match_nodes, warmup
+    from consensus_metrics._native import COMPILED, native_modules
     from consensus_metrics.batch import ScoringPool
 
+    compiled = native_modules()
+    print(f"build: {', '.join(compiled) + ' compiled (Cython)' if compiled else 'pure Python (nothing compiled)'}"
+          f"{'; ' + ', '.join(sorted(set(COMPILED) - set(compiled))) + ' from source' if 0 < len(compiled) < len(COMPILED) else ''}")
     chars = statistics.mean(len(t) for t, _, _ in items)
     print(f"{len(items)} trajectories, mean {chars:.0f} characters; nodes per problem: mean "
           f"{statistics.mean(n_nodes):.1f}, problems with nodes {sum(1 for n in n_nodes if n)}/{len(n_nodes)}")
     mean = statistics.mean
     print(f"\n== per trajectory (mean over {len(items) - WARM}; each checker timed right after the other on the same "
           "text, a fresh process per row)")
-    for phase, label in (("cold", "cold       "), ("group", "group order")):
-        r = run_phase(args, phase)
+    rows = [("cold", False, "cold       "), ("group", False, "group order")]
+    if compiled:
+        rows += [("cold", True, "cold, pure Python source "), ("group", True, "group order, pure Python source")]
+    for phase, pure, label in rows:
+        r = run_phase(args, phase, pure)
         print(f"{label}  match_nodes CPU {1e3 * mean(r['match_cpu']):6.3f} ms, wall {1e3 * mean(r['match_wall']):6.3f} ms "
               f"(p95 {1e3 * sorted(r['match_wall'])[int(0.95 * len(r['match_wall']))]:.3f})   "
               f"math-verify CPU {1e3 * mean(r['mv_cpu']):6.3f} ms, wall {1e3 * mean(r['mv_wall']):6.3f} ms   "
@@ -172,16 +195,24 @@ def main() -> int:
     # Fresh pools (processes + sandboxes started and warmed on other items), then one pass over
     # the measured items: no cache of either side has seen them.
     warm, measured = slice(len(texts) - 16, None), slice(0, len(texts) - 16)
-    rates = {}
+    rates, busy = {}, {}
+    tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
     for workers in (1, 2):
         with ScoringPool(workers=workers) as pool:
             pool.score(texts[warm], nodes[warm], golds[warm])
-            t0 = time.perf_counter()
+            j0, t0 = busy_jiffies(), time.perf_counter()
             pool.score(texts[measured], nodes[measured], golds[measured])
-            rates[workers] = (len(texts) - 16) / (time.perf_counter() - t0)
+            elapsed, j1 = time.perf_counter() - t0, busy_jiffies()
+            rates[workers] = (len(texts) - 16) / elapsed
+            busy[workers] = (j1 - j0) / tick / elapsed if j0 is not None and j1 is not None else None
+    cores = os.cpu_count()
     for workers, rate in rates.items():
-        print(f"workers={workers}: {rate:7.1f} trajectories/s")
-    print(f"speed-up with 2 workers: {rates[2] / rates[1]:.2f}x (2 cores; target close to 2x)")
+        used = f", machine {busy[workers]:.2f} of {cores} cores busy" if busy[workers] is not None else ""
+        print(f"workers={workers}: {rate:7.1f} trajectories/s{used}")
+    print(f"speed-up with 2 workers: {rates[2] / rates[1]:.2f}x ({cores} cores; target close to 2x)")
+    if busy[1] is not None and busy[2] is not None:
+        print(f"per busy core: {rates[1] / busy[1]:.0f} vs {rates[2] / busy[2]:.0f} trajectories/s: 2 workers use "
+              f"the cores they get at {rates[2] / busy[2] / (rates[1] / busy[1]):.0%} of one worker's efficiency")
     return 0
 
 

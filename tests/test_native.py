@@ -1,0 +1,170 @@
+"""The compiled build of the matching hot path (``consensus_metrics._native``) is the source.
+
+``setup.py`` compiles ``normalize``, ``relations``, ``anchors`` and ``matching`` with Cython. These
+tests check that the compiled modules are what runs here, that they give exactly what the
+``.py`` sources give (on real solutions, hostile input and generated math text), that an edited
+source is never shadowed by an older build, and that the doctests of the compiled modules pass
+in both builds.
+"""
+
+import doctest
+import importlib
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis_profiles import examples
+
+import consensus_metrics
+from consensus_metrics._native import COMPILED, PURE_ENV, native_modules
+
+REPO = Path(__file__).resolve().parent.parent
+PACKAGE = REPO / "consensus_metrics"
+DATA = REPO / "lm_eval_tasks" / "consensusbench" / "data"
+QWEN = REPO / "tests" / "fixtures" / "metrics" / "qwen_math_sample.jsonl"
+compiled_only = pytest.mark.skipif(not native_modules(), reason="no compiled build here (pure-Python install)")
+
+HOSTILE = ["", "{" * 5000 + "x=1" + "}" * 5000, "\x00\x07\x1b[31m 24 \ud800 = 24", "1" * 3000, "\\frac" * 400,
+           "$" * 999 + "x = 3/4", " ".join(str(i) for i in range(3000)), "\\\\\\\\x \\\\frac{1}{4}", "x^{" * 300]
+
+
+def _cases():
+    """(text, nodes) pairs: sampled solutions, reference solutions of the shipped data, hostile text."""
+    with open(QWEN, encoding="utf-8") as handle:
+        for line in handle:
+            row = json.loads(line)
+            for text in row["responses"]:
+                yield text, row["nodes"]
+    for name in ("math500", "gsm8k", "aime24", "aime25"):
+        with open(DATA / f"{name}.jsonl", encoding="utf-8") as handle:
+            records = [json.loads(line) for line in handle]
+        for r in records[::5]:
+            yield r["solution"], r["nodes"]
+    for text in HOSTILE:
+        yield text, ["24", "x = 3/4", "x + 1"]
+
+
+def _results(cm, cases):
+    """What a build makes of the cases: tokens of every text and its node matches (JSON-able)."""
+    out = []
+    for text, nodes in cases:
+        toks = cm.tokenize(text)
+        matches = cm.match_nodes(text, nodes, budget_s=None, symbolic=False)
+        out.append([toks.keys, toks.kinds, toks.starts, toks.ends, toks.spaced, toks.breaks, toks.implicit,
+                    [list(m) for m in matches]])
+    return out
+
+
+def test_the_compiled_build_runs_where_cython_is_installed():
+    if importlib.util.find_spec("Cython") is None:
+        pytest.skip("Cython is not installed: the package runs pure Python")
+    assert native_modules() == list(COMPILED), (
+        "compiled modules missing or older than their sources: run `make compile`")
+    for name in COMPILED:
+        assert not getattr(consensus_metrics, name).__file__.endswith(".py")
+
+
+@compiled_only
+def test_compiled_and_source_builds_agree_on_real_and_hostile_text():
+    script = ("import json, sys\nsys.path.insert(0, sys.argv[1])\nimport consensus_metrics as cm\n"
+              "from test_native import _cases, _results\nprint(json.dumps(_results(cm, list(_cases()))))")
+    env = dict(os.environ, **{PURE_ENV: "1"})
+    done = subprocess.run([sys.executable, "-c", script, str(REPO / "tests")], capture_output=True, text=True,
+                          env=env, cwd=REPO, check=True, timeout=600)
+    pure = json.loads(done.stdout)
+    compiled = json.loads(json.dumps(_results(consensus_metrics, list(_cases()))))
+    assert len(compiled) == len(pure) > 100
+    for case, (mine, theirs) in enumerate(zip(compiled, pure)):
+        assert mine == theirs, f"case {case}: the compiled build differs from the source"
+
+
+@pytest.fixture(scope="module")
+def source_build(tmp_path_factory):
+    """The package's ``.py`` files alone, importable as ``consensus_metrics_source``."""
+    root = tmp_path_factory.mktemp("source_build")
+    shutil.copytree(PACKAGE, root / "consensus_metrics_source", ignore=shutil.ignore_patterns("*.so", "__pycache__", "*.json"))
+    sys.path.insert(0, str(root))
+    try:
+        module = importlib.import_module("consensus_metrics_source")
+        assert module._native.native_modules() == []
+        yield module
+    finally:
+        sys.path.remove(str(root))
+
+
+MATH_PIECES = list("0123456789xyab+-*/^_=(){}[].,;:!| \n\\&$") + [
+    "\\frac", "\\dfrac", "\\sqrt", "\\cdot", "\\times", "\\left(", "\\right)", "\\text{", "\\boxed{", "²", "−", "π",
+    "\\pi", "\\alpha", "\\sin", "sin", "\\le", "≤", "\\equiv", "\\pmod{", "&=", "0.75", "1,000", "\\binom", "^{",
+    "_{", "\\circ", "°", "\\%", "cm", "hours", "Total", "- ", "1) ", "(a) ", "**", "\\\\", "x1", "3/4", ". So ",
+]
+math_text = st.lists(st.sampled_from(MATH_PIECES), max_size=60).map("".join)
+
+
+@compiled_only
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                            HealthCheck.function_scoped_fixture])
+@given(text=math_text, forms=st.lists(math_text.filter(str.strip), min_size=1, max_size=3))
+def test_property_compiled_and_source_builds_agree(source_build, text, forms):
+    cases = [(text, forms), (text + " so " + forms[0] + ".", forms)]
+    assert _results(consensus_metrics, cases) == _results(source_build, cases)
+
+
+def _import_copy(tmp_path, env_extra=None, edit=None):
+    """Import ``consensus_metrics`` from a copy of the package (compiled modules included) in a
+    fresh process; returns (module name -> file it was loaded from, stderr)."""
+    shutil.copytree(PACKAGE, tmp_path / "consensus_metrics", ignore=shutil.ignore_patterns("__pycache__"))
+    if edit:
+        with open(tmp_path / "consensus_metrics" / f"{edit}.py", "a", encoding="utf-8") as handle:
+            handle.write("\n# edited after the build\n")
+    script = ("import json, consensus_metrics as cm\n"
+              f"print(json.dumps({{n: getattr(cm, n).__file__ for n in {list(COMPILED)!r}}}))")
+    env = dict(os.environ, PYTHONPATH=str(tmp_path))
+    env.pop(PURE_ENV, None)
+    env.update(env_extra or {})
+    done = subprocess.run([sys.executable, "-W", "always", "-c", script], capture_output=True, text=True,
+                          env=env, cwd=tmp_path, check=True, timeout=120)
+    return json.loads(done.stdout.strip().splitlines()[-1]), done.stderr
+
+
+@compiled_only
+def test_an_edited_source_runs_instead_of_its_older_build(tmp_path):
+    files, stderr = _import_copy(tmp_path, edit="anchors")
+    assert files["anchors"] == str(tmp_path / "consensus_metrics" / "anchors.py")
+    assert all(not files[name].endswith(".py") for name in COMPILED if name != "anchors")
+    assert "consensus_metrics.anchors: the compiled module was built from another version" in stderr
+
+
+@compiled_only
+def test_the_pure_python_switch_runs_every_source(tmp_path):
+    files, stderr = _import_copy(tmp_path, env_extra={PURE_ENV: "1"})
+    assert all(files[name].endswith(f"{name}.py") for name in COMPILED)
+    assert "RuntimeWarning" not in stderr
+
+
+@pytest.mark.parametrize("name", COMPILED)
+def test_doctests_of_the_compiled_modules(name):
+    module = getattr(consensus_metrics, name)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    tests = [t for t in doctest.DocTestFinder().find(module) if t.examples]
+    for test in tests:
+        runner.run(test)
+    results = runner.summarize(verbose=False)
+    assert tests and results.attempted and not results.failed
+
+
+@compiled_only
+def test_doctests_of_the_sources_of_the_compiled_modules():
+    # pytest skips these files while they run compiled (conftest.py); run them from source
+    files = [str(PACKAGE / f"{name}.py") for name in COMPILED]
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--doctest-modules", *files],
+                          capture_output=True, text=True, env=dict(os.environ, **{PURE_ENV: "1"}), cwd=REPO,
+                          timeout=300)
+    assert done.returncode == 0, done.stdout[-3000:]
+    assert " passed" in done.stdout
