@@ -202,16 +202,19 @@ class _Builder:
         raw = []
         append = raw.append
         line_starts = [0]
+        prev_end = 0  # the matches are contiguous: each starts where the previous one ended
         for m in _RAW_RE.finditer(text):
             typ = m.lastindex
             start, end = m.span(typ)
-            if start == m.start():
-                append((typ, m[typ], start, end, 0))
-            elif "\n" in m[1]:
+            if start == prev_end:
+                ws = 0
+            elif text.find("\n", prev_end, start) >= 0:
+                ws = 2
                 line_starts.append(len(raw))
-                append((typ, m[typ], start, end, 2))
             else:
-                append((typ, m[typ], start, end, 1))
+                ws = 1
+            append((typ, text[start:end], start, end, ws))
+            prev_end = end
             if not len(raw) & 4095:
                 deadline.check()
         self.raw = raw
