@@ -7,7 +7,8 @@ next to the built modules. :func:`load` runs first thing on ``import consensus_m
 compiled module is used only if its recorded hash is the hash of the ``.py`` file beside it.
 Otherwise -- the source was edited after the build, ``CONSENSUS_PURE_PYTHON=1`` is set, or
 nothing was compiled (no Cython or C compiler at install) -- the ``.py`` file is loaded in its
-place, so what runs is always what the source says (``make compile`` rebuilds).
+place, so what runs is always what the source says (``make compile`` rebuilds). A compiled
+module whose ``.py`` file is not installed at all runs compiled.
 
 Both builds give the same results (``tests/test_native.py``).
 
@@ -69,6 +70,9 @@ def load(package: str) -> None:
         if _compiled_file(name) is None:
             continue  # nothing compiled: the ordinary import loads the .py file
         source = os.path.join(_PACKAGE_DIR, name + ".py")
+        if not os.path.exists(source):  # an install that ships compiled modules alone
+            _native.append(name)
+            continue
         if not pure:
             built = _built_hashes() if built is None else built
             if built.get(name) == source_hash(source):

@@ -116,13 +116,15 @@ def test_property_compiled_and_source_builds_agree(source_build, text, forms):
     assert _results(consensus_metrics, cases) == _results(source_build, cases)
 
 
-def _import_copy(tmp_path, env_extra=None, edit=None):
+def _import_copy(tmp_path, env_extra=None, edit=None, drop_source=None):
     """Import ``consensus_metrics`` from a copy of the package (compiled modules included) in a
     fresh process; returns (module name -> file it was loaded from, stderr)."""
     shutil.copytree(PACKAGE, tmp_path / "consensus_metrics", ignore=shutil.ignore_patterns("__pycache__"))
     if edit:
         with open(tmp_path / "consensus_metrics" / f"{edit}.py", "a", encoding="utf-8") as handle:
             handle.write("\n# edited after the build\n")
+    if drop_source:
+        os.remove(tmp_path / "consensus_metrics" / f"{drop_source}.py")
     script = ("import json, consensus_metrics as cm\n"
               f"print(json.dumps({{n: getattr(cm, n).__file__ for n in {list(COMPILED)!r}}}))")
     env = dict(os.environ, PYTHONPATH=str(tmp_path))
@@ -139,6 +141,13 @@ def test_an_edited_source_runs_instead_of_its_older_build(tmp_path):
     assert files["anchors"] == str(tmp_path / "consensus_metrics" / "anchors.py")
     assert all(not files[name].endswith(".py") for name in COMPILED if name != "anchors")
     assert "consensus_metrics.anchors: the compiled module was built from another version" in stderr
+
+
+@compiled_only
+def test_a_compiled_module_without_its_source_runs_compiled(tmp_path):
+    files, stderr = _import_copy(tmp_path, drop_source="relations")
+    assert all(not files[name].endswith(".py") for name in COMPILED)
+    assert "RuntimeWarning" not in stderr
 
 
 @compiled_only
