@@ -27,9 +27,8 @@ $(VENV)/.setup-done: setup.cfg setup.py pyproject.toml
 
 ## compile: Cython builds of the matching hot path, redone when one of its sources changes (the
 ## package runs the sources where it cannot compile; see consensus_metrics/_native.py)
-COMPILED_SOURCES := $(addprefix consensus_metrics/,normalize.py relations.py anchors.py matching.py)
 compile: .cache/compiled.stamp
-.cache/compiled.stamp: $(VENV)/.setup-done setup.py $(COMPILED_SOURCES)
+.cache/compiled.stamp: $(VENV)/.setup-done setup.py $(wildcard consensus_metrics/*.py)
 	$(PY) setup.py -q build_ext --inplace
 	mkdir -p .cache && touch $@
 

@@ -17,7 +17,7 @@ depend on the order Python reads ``.pth`` files in. They are listed in the insta
    skips compiling.
 """
 
-import hashlib
+import importlib.util
 import json
 import os
 
@@ -52,14 +52,23 @@ class build_py_with_startup_hook(build_py):
             handle.write(f"import {HOOK_MODULE}\n")
 
 
-# keep in step with consensus_metrics/_native.py (setup.py cannot import the package)
-COMPILED = ("normalize", "relations", "anchors", "matching")
-NATIVE_RECORD = "_native.json"
+def _load_native_module():
+    """``consensus_metrics/_native.py`` on its own (standard library only): the list of compiled
+    modules, the record file and the hash it checks, without importing the package."""
+    path = os.path.join(HERE, "consensus_metrics", "_native.py")
+    spec = importlib.util.spec_from_file_location("_consensus_native", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+NATIVE = _load_native_module()
 
 
 def native_extensions() -> list:
-    """The Cython extensions of the modules in COMPILED (none without Cython or when disabled)."""
-    if os.environ.get("CONSENSUS_PURE_PYTHON") == "1":
+    """The Cython extensions of the modules in ``NATIVE.COMPILED`` (none without Cython or when
+    disabled)."""
+    if os.environ.get(NATIVE.PURE_ENV) == "1":
         return []
     try:
         from Cython.Build import cythonize
@@ -67,7 +76,7 @@ def native_extensions() -> list:
         print("consensusbench: Cython is not installed; consensus_metrics stays pure Python")
         return []
     modules = [Extension(f"consensus_metrics.{name}", [os.path.join("consensus_metrics", name + ".py")])
-               for name in COMPILED]
+               for name in NATIVE.COMPILED]
     try:
         return cythonize(modules, build_dir=os.path.join("build", "cython"), quiet=True,
                          compiler_directives={"language_level": "3", "binding": True,
@@ -90,7 +99,7 @@ class build_ext_optional(build_ext):
         if not self.built:
             return
         target_dir = os.path.dirname(self.get_ext_fullpath(next(iter(self.built))))
-        with open(os.path.join(target_dir, NATIVE_RECORD), "w", encoding="utf-8") as handle:
+        with open(os.path.join(target_dir, NATIVE.RECORD), "w", encoding="utf-8") as handle:
             json.dump({name.rsplit(".", 1)[1]: digest for name, digest in self.built.items()}, handle, indent=1)
 
     def build_extension(self, ext):
@@ -100,8 +109,7 @@ class build_ext_optional(build_ext):
         except Exception as exc:
             print(f"consensusbench: compiling {ext.name} failed ({exc}); it stays pure Python")
             return
-        with open(source, "rb") as handle:
-            self.built[ext.name] = hashlib.sha256(handle.read()).hexdigest()
+        self.built[ext.name] = NATIVE.source_hash(source)
 
 
 setup(cmdclass={"build_py": build_py_with_startup_hook, "build_ext": build_ext_optional},

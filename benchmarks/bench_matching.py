@@ -148,8 +148,8 @@ def main() -> int:
     from consensus_metrics.batch import ScoringPool
 
     compiled = native_modules()
-    print(f"build: {', '.join(compiled) + ' compiled (Cython)' if compiled else 'pure Python (nothing compiled)'}"
-          f"{'; ' + ', '.join(sorted(set(COMPILED) - set(compiled))) + ' from source' if 0 < len(compiled) < len(COMPILED) else ''}")
+    from_source = [name for name in COMPILED if name not in compiled]
+    print(f"build: compiled (Cython) {', '.join(compiled) or 'nothing'}; from source {', '.join(from_source) or 'nothing'}")
     chars = statistics.mean(len(t) for t, _, _ in items)
     print(f"{len(items)} trajectories, mean {chars:.0f} characters; nodes per problem: mean "
           f"{statistics.mean(n_nodes):.1f}, problems with nodes {sum(1 for n in n_nodes if n)}/{len(n_nodes)}")

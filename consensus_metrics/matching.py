@@ -112,13 +112,14 @@ class _Segments:
         self.starts: list[int] = []  # ascending
         self.ends: dict[int, int] = {}
 
-    def around(self, at: int, lo: int = 0) -> tuple[int, int]:
+    def around(self, at: int) -> tuple[int, int]:
         k = bisect_right(self.starts, at) - 1
+        lo = 0
         if k >= 0:
             start = self.starts[k]
             if at < self.ends[start]:
                 return start, self.ends[start]
-            lo = max(lo, self.ends[start])  # a segment start at or before at
+            lo = self.ends[start]  # the nearest known segment ends before at: a segment start
         start, end = segment_around(self.text, at, lo)
         insort(self.starts, start)
         self.ends[start] = end
@@ -141,14 +142,13 @@ def _anchor_segments(text: str, lowered: str | None, groups, known: _Segments,
     for alt in first:
         needle = alt[1:] if alt[0] == "~" else alt
         at = find_anchor(hay, needle)
-        lo, steps = 0, 0
+        steps = 0
         while at >= 0:
             steps += 1
             if not steps & 1023:
                 deadline.check()
-            start, end = known.around(at, lo)
+            start, end = known.around(at)
             hit[start] = end
-            lo = end
             at = find_anchor(hay, needle, end)  # the rest of this segment is already counted
     if len(groups) == 1:
         return hit

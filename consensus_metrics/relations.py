@@ -48,7 +48,7 @@ class Chain(NamedTuple):
 
 def _trim(keys: list[str], kinds: list[int], lo: int, hi: int) -> tuple[int, int]:
     """Drop edge brackets not closed inside the side (``(x`` -> ``x``) and edge ellipses."""
-    unmatched_open: set[int] | list[int] = ()
+    unmatched_open: set[int] | tuple = ()
     unmatched_close: set[int] | tuple = ()
     span = kinds[lo:hi]
     if OPEN in span or CLOSE in span:  # pair the brackets (most sides have none)

@@ -21,6 +21,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis_profiles import examples
+from test_hostile_inputs import HOSTILE, PIECES
 
 import consensus_metrics
 from consensus_metrics._native import COMPILED, PURE_ENV, native_modules
@@ -31,8 +32,8 @@ DATA = REPO / "lm_eval_tasks" / "consensusbench" / "data"
 QWEN = REPO / "tests" / "fixtures" / "metrics" / "qwen_math_sample.jsonl"
 compiled_only = pytest.mark.skipif(not native_modules(), reason="no compiled build here (pure-Python install)")
 
-HOSTILE = ["", "{" * 5000 + "x=1" + "}" * 5000, "\x00\x07\x1b[31m 24 \ud800 = 24", "1" * 3000, "\\frac" * 400,
-           "$" * 999 + "x = 3/4", " ".join(str(i) for i in range(3000)), "\\\\\\\\x \\\\frac{1}{4}", "x^{" * 300]
+# the hostile texts of the budget tests, up to a size the source build tokenises in moments
+HOSTILE_TEXTS = [text for text in HOSTILE.values() if len(text) <= 120_000]
 
 
 def _cases():
@@ -47,7 +48,7 @@ def _cases():
             records = [json.loads(line) for line in handle]
         for r in records[::5]:
             yield r["solution"], r["nodes"]
-    for text in HOSTILE:
+    for text in HOSTILE_TEXTS:
         yield text, ["24", "x = 3/4", "x + 1"]
 
 
@@ -99,11 +100,8 @@ def source_build(tmp_path_factory):
         sys.path.remove(str(root))
 
 
-MATH_PIECES = list("0123456789xyab+-*/^_=(){}[].,;:!| \n\\&$") + [
-    "\\frac", "\\dfrac", "\\sqrt", "\\cdot", "\\times", "\\left(", "\\right)", "\\text{", "\\boxed{", "²", "−", "π",
-    "\\pi", "\\alpha", "\\sin", "sin", "\\le", "≤", "\\equiv", "\\pmod{", "&=", "0.75", "1,000", "\\binom", "^{",
-    "_{", "\\circ", "°", "\\%", "cm", "hours", "Total", "- ", "1) ", "(a) ", "**", "\\\\", "x1", "3/4", ". So ",
-]
+# the pieces of the hostile-input properties, plus list markers, subscripts and sentence ends
+MATH_PIECES = PIECES + ["- ", "1) ", "(a) ", "x1", "3/4", ". So ", "hours"]
 math_text = st.lists(st.sampled_from(MATH_PIECES), max_size=60).map("".join)
 
 
