@@ -1,10 +1,11 @@
 """Compiled builds of the matching hot path, used only while they match their sources.
 
 The modules in :data:`COMPILED` are plain Python. When it can, ``setup.py`` also compiles them
-with Cython (same source, no type annotations needed; about 20% faster, see the README's
-performance section) and records the SHA-256 of every source it compiled in :data:`RECORD`
-next to the built modules. :func:`load` runs first thing on ``import consensus_metrics``: a
-compiled module is used only if its recorded hash is the hash of the ``.py`` file beside it.
+with Cython (same source; a ``.pxd`` file beside a module declares which of its classes become
+extension types and which offsets are C integers; see the README's performance section for
+the gain) and records the SHA-256 of every source it compiled in :data:`RECORD` next to the
+built modules. :func:`load` runs first thing on ``import consensus_metrics``: a compiled module
+is used only if its recorded hash is the hash of the ``.py`` (and ``.pxd``) files beside it.
 Otherwise -- the source was edited after the build, ``CONSENSUS_PURE_PYTHON=1`` is set, or
 nothing was compiled (no Cython or C compiler at install) -- the ``.py`` file is loaded in its
 place, so what runs is always what the source says (``make compile`` rebuilds). A compiled
@@ -38,9 +39,16 @@ _native: list[str] = []
 
 
 def source_hash(path: str) -> str:
-    """SHA-256 of a file's bytes (hex)."""
+    """SHA-256 (hex) of what a compiled module is built from: the bytes of its ``.py`` file at
+    ``path``, then those of the Cython declarations beside it (``.pxd``), where there are any."""
+    digest = hashlib.sha256()
     with open(path, "rb") as handle:
-        return hashlib.sha256(handle.read()).hexdigest()
+        digest.update(handle.read())
+    declarations = os.path.splitext(path)[0] + ".pxd"
+    if os.path.exists(declarations):
+        with open(declarations, "rb") as handle:
+            digest.update(b"\0" + handle.read())
+    return digest.hexdigest()
 
 
 def _compiled_file(name: str) -> str | None:

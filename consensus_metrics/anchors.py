@@ -113,8 +113,7 @@ def _after_tex_command(text: str, at: int, one_arg: bool) -> bool:
 def find_anchor(text: str, alt: str, pos: int = 0) -> int:
     """Offset of the first occurrence of anchor ``alt`` at or after ``pos`` (-1 if none)."""
     if alt == VULGAR_ANCHOR:
-        found = [at for at in (text.find(ch, pos) for ch in _VULGAR) if at >= 0]
-        return min(found) if found else -1
+        return _find_vulgar(text, pos)
     if alt[0] != "#":
         return text.find(alt, pos)
     digits = alt[1:]
@@ -128,6 +127,16 @@ def find_anchor(text: str, alt: str, pos: int = 0) -> int:
             return at
         at = text.find(digits, at + 1)
     return -1
+
+
+def _find_vulgar(text: str, pos: int) -> int:
+    """Offset of the first Unicode vulgar fraction at or after ``pos`` (-1 if none)."""
+    first = -1
+    for ch in _VULGAR:
+        at = text.find(ch, pos)
+        if at >= 0 and (first < 0 or at < first):
+            first = at
+    return first
 
 
 def _number_groups(key: str) -> list[tuple[str, ...]]:
@@ -235,7 +244,8 @@ def occurrence_bound(text: str, alts, lowered: str | None = None) -> int:
         if alt[0] == "~":
             total += lowered.count(alt[1:])
         elif alt == VULGAR_ANCHOR:
-            total += sum(text.count(ch) for ch in _VULGAR)
+            for ch in _VULGAR:
+                total += text.count(ch)
         else:
             total += text.count(alt[1:] if alt[0] == "#" else alt)
     return total

@@ -587,6 +587,8 @@ def match_nodes_ex(text: str, nodes, budget_s: float | None = 1.0, symbolic: boo
     (the scorer collects the answer check there: both use the sandbox)."""
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}")
+    if type(text) is not str:  # numpy.str_ & co.: a plain copy (the compiled anchors take exact str)
+        text = str.__str__(text)
     nodes = coerce_nodes(nodes)
     if symbolic and deadline is None:
         sandbox.warmup()  # one-time worker start-up is not charged to the budget

@@ -231,7 +231,7 @@ class _Builder:
         self.ran_out = False  # a command wanted an argument after the last lexeme
 
     # ------------------------------------------------------------------ emission
-    def _push(self, key, kind, start, end, implicit=False, no_mult=False):
+    def _push(self, key, kind, start, end, no_mult=False, implicit=False):
         out = self.out
         keys, kinds = out.keys, out.kinds
         spaced, brk = self.spaced, self.brk
@@ -286,7 +286,7 @@ class _Builder:
             self.out.append(")", CLOSE, e, e)
             return
         key, kind, s, e, _sp, _bk, imp = toks[0]
-        self._push(key, kind, s, e, imp)
+        self._push(key, kind, s, e, no_mult=False, implicit=imp)
         self._append_tuples(toks[1:])
 
     def _append_tuples(self, toks):
@@ -818,7 +818,7 @@ class _Builder:
                         out.keys[-1], out.kinds[-1], out.starts[-1], out.ends[-1], out.implicit[-1])
                     self.spaced, self.brk = out.spaced[j], out.breaks[j]
                     out.truncate(j)
-                    self._push(key, kind, atom_start, atom_end, implicit)
+                    self._push(key, kind, atom_start, atom_end, no_mult=False, implicit=implicit)
                     return
         self._push(s, CLOSE, start, end)
 

@@ -118,8 +118,8 @@ def _import_copy(tmp_path, env_extra=None, edit=None, drop_source=None):
     """Import ``consensus_metrics`` from a copy of the package (compiled modules included) in a
     fresh process; returns (module name -> file it was loaded from, stderr)."""
     shutil.copytree(PACKAGE, tmp_path / "consensus_metrics", ignore=shutil.ignore_patterns("__pycache__"))
-    if edit:
-        with open(tmp_path / "consensus_metrics" / f"{edit}.py", "a", encoding="utf-8") as handle:
+    if edit:  # a file of the package: name.py or name.pxd
+        with open(tmp_path / "consensus_metrics" / edit, "a", encoding="utf-8") as handle:
             handle.write("\n# edited after the build\n")
     if drop_source:
         os.remove(tmp_path / "consensus_metrics" / f"{drop_source}.py")
@@ -134,8 +134,9 @@ def _import_copy(tmp_path, env_extra=None, edit=None, drop_source=None):
 
 
 @compiled_only
-def test_an_edited_source_runs_instead_of_its_older_build(tmp_path):
-    files, stderr = _import_copy(tmp_path, edit="anchors")
+@pytest.mark.parametrize("edit", ["anchors.py", "anchors.pxd"])
+def test_an_edited_source_runs_instead_of_its_older_build(tmp_path, edit):
+    files, stderr = _import_copy(tmp_path, edit=edit)
     assert files["anchors"] == str(tmp_path / "consensus_metrics" / "anchors.py")
     assert all(not files[name].endswith(".py") for name in COMPILED if name != "anchors")
     assert "consensus_metrics.anchors: the compiled module was built from another version" in stderr
