@@ -1021,6 +1021,8 @@ def tokenize(text: str, deadline: Deadline = NO_DEADLINE) -> Tokens:
     """Canonical tokens of ``text`` (any ``str``; raises :class:`BudgetExceeded` past the deadline)."""
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}")
+    if type(text) is not str:  # numpy.str_ & co.: a plain copy, as match_nodes makes
+        text = str.__str__(text)
     return _Builder(text, deadline).run()
 
 

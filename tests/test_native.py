@@ -114,6 +114,25 @@ def test_property_compiled_and_source_builds_agree(source_build, text, forms):
     assert _results(consensus_metrics, cases) == _results(source_build, cases)
 
 
+class _Text(str):
+    """A str subclass, as numpy.str_ and some dataset string types are."""
+
+    def find(self, *args):  # never called: the package works on a plain copy
+        raise AssertionError("a str subclass's own methods were used")
+
+
+@pytest.mark.parametrize("build", ["compiled", "source"])
+def test_str_subclasses_are_accepted_by_both_builds(source_build, build):
+    cm = consensus_metrics if build == "compiled" else source_build
+    text, nodes = "So $x = \\frac{3}{4}$, hence 24 apples and $y^2 = 9$.", ["x = 3/4", "24", "y^2=9", "7"]
+    want = [list(m) for m in cm.match_nodes(text, nodes)]
+    assert [list(m) for m in cm.match_nodes(_Text(text), nodes)] == want
+    assert [m[1] for m in want] == [True, True, True, False]
+    score = cm.score_trajectory(_Text(text + " The answer is \\boxed{24}."), nodes, "24")
+    assert score["acc"] == 1 and score["covered"] == ["n1", "n2", "n3"]
+    assert cm.tokenize(_Text(text)).keys == cm.tokenize(text).keys
+
+
 def _import_copy(tmp_path, env_extra=None, edit=None, drop_source=None):
     """Import ``consensus_metrics`` from a copy of the package (compiled modules included) in a
     fresh process; returns (module name -> file it was loaded from, stderr)."""
