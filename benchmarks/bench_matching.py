@@ -17,8 +17,9 @@ builder (rule-based miner + refine) from its reference solution alone. Prints, i
 4. cost per character on trajectories 50x longer (each followed by 49 other solutions), to
    show the cost is linear in length;
 5. scoring throughput (Acc + NCR + TPN) with 1 and 2 worker processes (target: close to 2x),
-   with the cores the machine kept busy meanwhile. Each worker overlaps its matching with
-   math-verify in its own sandbox process, so one worker already keeps more than one core busy.
+   with the cores the machine kept busy meanwhile (medians of ``--pool-repeats`` fresh pools
+   each, 1- and 2-worker pools alternating). Each worker overlaps its matching with math-verify
+   in its own sandbox process, so one worker already keeps more than one core busy.
 
 Rows 1-3 run the installed build (compiled where ``setup.py`` could compile the hot path, see
 ``consensus_metrics/_native.py``) and, for reference, the pure-Python sources
@@ -135,6 +136,7 @@ def main() -> int:
     parser.add_argument("--limit", type=int, default=800)
     parser.add_argument("--long-factor", type=int, default=50)
     parser.add_argument("--long-count", type=int, default=40)
+    parser.add_argument("--pool-repeats", type=int, default=3, help="fresh pools per worker count (throughput)")
     parser.add_argument("--phase", choices=("cold", "group"), help=argparse.SUPPRESS)  # internal: one fresh-process phase
     args = parser.parse_args()
 
@@ -188,31 +190,40 @@ def main() -> int:
     print(f"CPU per 1k chars: normal {1e6 * base_cpu:.3f} ms, {args.long_factor}x longer {1e6 * long_cpu:.3f} ms "
           f"(ratio {long_cpu / base_cpu:.2f}; 1.0 = linear, below 1 = the extra text is mostly skipped)")
 
-    print("\n== score_batch throughput (Acc + NCR + TPN, regex pre-tokens)")
+    print(f"\n== score_batch throughput (Acc + NCR + TPN, regex pre-tokens; {args.pool_repeats} fresh pools "
+          "per worker count, alternating; medians)")
     texts = [t for t, _, _ in items]
     nodes = [n for _, n, _ in items]
     golds = [g for _, _, g in items]
-    # Fresh pools (processes + sandboxes started and warmed on other items), then one pass over
-    # the measured items: no cache of either side has seen them.
+    # Each pool is fresh (processes + sandboxes started and warmed on other items) and makes one
+    # pass over the measured items: no cache of either side has seen them. 1- and 2-worker pools
+    # alternate, so that a change in the machine's load hits both.
     warm, measured = slice(len(texts) - 16, None), slice(0, len(texts) - 16)
-    rates, busy = {}, {}
+    rates: dict[int, list[float]] = {1: [], 2: []}
+    busy: dict[int, list[float]] = {1: [], 2: []}
     tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
-    for workers in (1, 2):
-        with ScoringPool(workers=workers) as pool:
-            pool.score(texts[warm], nodes[warm], golds[warm])
-            j0, t0 = busy_jiffies(), time.perf_counter()
-            pool.score(texts[measured], nodes[measured], golds[measured])
-            elapsed, j1 = time.perf_counter() - t0, busy_jiffies()
-            rates[workers] = (len(texts) - 16) / elapsed
-            busy[workers] = (j1 - j0) / tick / elapsed if j0 is not None and j1 is not None else None
+    for _ in range(args.pool_repeats):
+        for workers in (1, 2):
+            with ScoringPool(workers=workers) as pool:
+                pool.score(texts[warm], nodes[warm], golds[warm])
+                j0, t0 = busy_jiffies(), time.perf_counter()
+                pool.score(texts[measured], nodes[measured], golds[measured])
+                elapsed, j1 = time.perf_counter() - t0, busy_jiffies()
+            rates[workers].append((len(texts) - 16) / elapsed)
+            if j0 is not None and j1 is not None:
+                busy[workers].append((j1 - j0) / tick / elapsed)
+    median = statistics.median
     cores = os.cpu_count()
     for workers, rate in rates.items():
-        used = f", machine {busy[workers]:.2f} of {cores} cores busy" if busy[workers] is not None else ""
-        print(f"workers={workers}: {rate:7.1f} trajectories/s{used}")
-    print(f"speed-up with 2 workers: {rates[2] / rates[1]:.2f}x ({cores} cores; target close to 2x)")
-    if busy[1] is not None and busy[2] is not None:
-        print(f"per busy core: {rates[1] / busy[1]:.0f} vs {rates[2] / busy[2]:.0f} trajectories/s: 2 workers use "
-              f"the cores they get at {rates[2] / busy[2] / (rates[1] / busy[1]):.0%} of one worker's efficiency")
+        used = f", machine {median(busy[workers]):.2f} of {cores} cores busy" if busy[workers] else ""
+        print(f"workers={workers}: {median(rate):7.1f} trajectories/s (runs {', '.join(f'{r:.0f}' for r in rate)}){used}")
+    speedups = [two / one for one, two in zip(rates[1], rates[2])]
+    print(f"speed-up with 2 workers: {median(speedups):.2f}x (per pair {', '.join(f'{x:.2f}' for x in speedups)}; "
+          f"{cores} cores; target close to 2x)")
+    if busy[1] and busy[2]:
+        per_core = {w: median(r / b for r, b in zip(rates[w], busy[w])) for w in (1, 2)}
+        print(f"per busy core: {per_core[1]:.0f} vs {per_core[2]:.0f} trajectories/s: 2 workers use the cores they "
+              f"get at {per_core[2] / per_core[1]:.0%} of one worker's efficiency")
     return 0
 
 
