@@ -60,11 +60,15 @@ _FLIP = {"<": ">", ">": "<", "≤": "≥", "≥": "≤", "=": "=", "≡": "≡",
 
 
 # A segment ends after a sentence end (". ", "? ", and "! " after a word -- after a number it is a
-# factorial -- followed by more text on the line) or at a line break, unless the next line
-# continues a relation chain ("&= 9" in align). Chains and token sequences never cross either.
-_LINE_CUT = r"\n(?![ \t&]*(?:=|<|>|≤|≥|≡|\\le|\\ge|\\equiv|\\approx|\\neq))"
-_SENTENCE_CUT = r"[.?!](?<![^A-Za-z]!)(?<!\A!)[ \t]+(?=\S)"
+# factorial -- followed by more text on the line that does not continue the math: "n! = 120" and
+# "1 + 2 + ... + 10" go on) or at a line break, unless the next line continues a relation chain
+# ("&= 9" in align) or the line break follows the opening \[ or $$ of a display formula. Chains
+# and token sequences never cross either.
+_LINE_CUT = r"(?<!\\\[)(?<!\$\$)\n(?![ \t&]*(?:=|<|>|≤|≥|≡|\\le|\\ge|\\equiv|\\approx|\\neq))"
+_MATH_GOES_ON = r"[=<>≤≥≠≈≡+*/^×·÷−-]|\\(?:cdot|times|div|pm|leq?|geq?|neq?|approx|equiv)(?![A-Za-z])"
+_SENTENCE_CUT = rf"[.?!](?<![^A-Za-z]!)(?<!\A!)[ \t]+(?=\S)(?!{_MATH_GOES_ON})"
 _SEGMENT_CUT_RE = re.compile(f"{_LINE_CUT}|{_SENTENCE_CUT}")
+_CUT_LOOKAHEAD = 16  # characters past a sentence cut its lookahead may read (at most 9: "\\approx" + 1)
 _LINE_CUT_RE = re.compile(_LINE_CUT)
 _SENTENCE_CUT_RE = re.compile(_SENTENCE_CUT)
 
@@ -94,7 +98,11 @@ def segment_around(text: str, at: int, lo: int = 0) -> tuple[int, int]:
     while True:
         line = max(text.rfind("\n", lo, upto), lo - 1)
         start = -1
-        for cut in _SENTENCE_CUT_RE.finditer(text, line + 1, stop):
+        # cuts ending before stop; the search runs a little past it, where a cut's lookahead
+        # ("not followed by math") may look
+        for cut in _SENTENCE_CUT_RE.finditer(text, line + 1, stop + _CUT_LOOKAHEAD):
+            if cut.end() >= stop:
+                break
             start = cut.end()
         if start >= 0:
             return start, end

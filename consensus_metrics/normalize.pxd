@@ -21,10 +21,11 @@ cdef class _Builder:
     cdef public list raw, opens
     cdef public Tokens out
     cdef public bint spaced, brk, barrier, ran_out
-    cdef public Py_ssize_t i, steps
+    cdef public Py_ssize_t i, steps, floor
     cdef public int prose
 
     cdef _push(self, key, kind, start, end, no_mult=*, implicit=*)
+    cdef _drop_unit_words(self, bint relation=*)
     cdef bint _merge_fraction(self, key, start, end)
     cdef _emit_tokens(self, toks, bint wrap, start=*, end=*)
     cdef _append_tuples(self, toks)
@@ -33,6 +34,8 @@ cdef class _Builder:
     cdef bint _prose_run(self, Py_ssize_t i, run, start, ws)
     cdef _one(self, int depth)
     cdef _number(self, s, start, end)
+    cdef _skip_temperature_unit(self)
+    cdef bint _is_label_number(self, start)
     cdef _raw_neighbour(self, Py_ssize_t offset)
     cdef bint _mathy(self, tok)
     cdef _word(self, w, start, end, int depth)

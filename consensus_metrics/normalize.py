@@ -55,7 +55,7 @@ _RAW_RE = re.compile(
     |(?P<esc>\\.)
     |(?P<compound>\d++(?:st|nd|rd|th)(?![A-Za-z])|\d++(?:\.\d++)?+-[A-Za-z]{3,}+(?:-[A-Za-z]++)*+|[A-Za-z]{2,}+(?:-[A-Za-z]{2,}+)++|[A-Za-z]-[A-Za-z]{3,}+(?:-[A-Za-z]++)*+)
     |(?P<num>\d{1,3}(?:(?:,|\{,\}|\\,)\d{3})+(?:\.\d+)?(?![\d])|\d++(?:\.\d++)?+|\.\d++)
-    |(?P<word>[A-Za-z]{4,}+(?:[ ](?!(?:sqrt|sinh|cosh|tanh|arc[a-z]+)(?![a-z]))[a-z]{4,}+(?![\w\\{(^_$]))+|[A-Za-z]++)
+    |(?P<word>[A-Za-z]{4,}+(?:[ ](?!(?:sqrt|sinh|cosh|tanh|arc[a-z]+)(?![a-z]))[a-z]{4,}+(?![\w\\{(^_$]|-[A-Za-z]))+|[A-Za-z]++)
     |(?P<sup>[⁰¹²³⁴⁵⁶⁷⁸⁹]++)
     |(?P<op>\*\*|\.\.\.|==|:=|<=|>=|!=|[-+*/^_=<>!(){}\[\]|,;:.%$&?'])
     |(?P<other>\S)
@@ -114,7 +114,7 @@ _MATH_WRAPPERS = {
     "mathbf", "mathit", "mathbb", "mathcal", "mathsf", "mathfrak", "boldsymbol", "bm",
     "boxed", "fbox", "framebox", "overline", "underline", "vec", "hat", "bar", "tilde",
     "widehat", "widetilde", "overrightarrow", "overleftrightarrow", "dot", "ddot",
-    "mathring", "cancel", "bcancel", "xcancel", "mathop", "lvert", "rvert", "ensuremath",
+    "mathring", "cancel", "bcancel", "xcancel", "mathop", "ensuremath",
 }
 _DROP_ARG_COMMANDS = {"label", "ref", "eqref", "cite", "begin", "end", "hspace", "vspace", "phantom", "hphantom", "vphantom", "tag", "color", "textcolor"}
 _DOTS_COMMANDS = {"dots", "ldots", "cdots", "vdots", "ddots", "dotsb", "dotsc", "dotsm"}
@@ -139,6 +139,20 @@ _STOPWORDS = frozenset(
     make take find know need want next last same ten six top end odd box cat dog car pen cup bag hat
     ok vs eg ie hi mr ms dr st nd rd th oh ah re""".split()
 )
+#: Operators after which prose words that follow a number are dropped (:meth:`_Builder._drop_unit_words`).
+_BINARY_OPS = frozenset(("*", "/", "+", "-", "±"))
+#: Words that relate the numbers around them: never dropped as a unit.
+_CONNECTIVES = frozenset(
+    """is are was were be been being am equals equal equaling gives give gets get got makes make means mean
+    so then thus hence therefore and or but nor of to by times plus minus than which that this these those
+    it its we you they he she since because when while if from into over under divided multiplied as at
+    in on for with not no yes each every all total more less fewer greater smaller percent percentage""".split()
+)
+#: Upper-case abbreviations that are units after a number and a space (``5 PM``), not products.
+_UPPER_UNITS = frozenset("AM PM USD EUR GBP GB MB KB TB MPH KPH".split())
+_TEMPERATURE_SCALES = frozenset(("C", "F", "K", "Celsius", "Fahrenheit", "Kelvin"))
+#: Words that number a heading or item with the integer after them (``Step 2:``, ``Case 1.``).
+_LABEL_WORDS = frozenset(("~step", "~case", "~part", "~method", "~approach", "~stage"))
 _UNITS = frozenset("cm mm km kg mg ml ft yd mi hr hrs min mins sec secs lb lbs oz mph kph sq cents dollars hours minutes seconds".split())
 _MATHY_RAW = {_CMD, _ESC, _NUM, _SUP}
 _PUNCT_CHARS = set(".,;:?!\"'")
@@ -219,7 +233,7 @@ class _Builder:
                 deadline.check()
         self.raw = raw
         if markdown:
-            _drop_list_markers(raw, line_starts)
+            _drop_list_markers(text, raw, line_starts)
         self.i = 0
         self.out = Tokens()
         self.spaced = False
@@ -229,11 +243,14 @@ class _Builder:
         self.opens: list[int] = []  # indices of OPEN tokens awaiting their CLOSE
         self.steps = 0
         self.ran_out = False  # a command wanted an argument after the last lexeme
+        self.floor = 0  # index of the first token of the argument being read
 
     # ------------------------------------------------------------------ emission
     def _push(self, key, kind, start, end, no_mult=False, implicit=False):
         out = self.out
         keys, kinds = out.keys, out.kinds
+        if keys and kinds[-1] == WORD and (kind == REL or key in _BINARY_OPS):
+            self._drop_unit_words(kind == REL)
         spaced, brk = self.spaced, self.brk
         self.spaced = self.brk = False
         if keys and not self.barrier:
@@ -253,6 +270,31 @@ class _Builder:
         out.breaks.append(brk)
         out.implicit.append(implicit)
 
+    def _drop_unit_words(self, relation: bool = False):
+        """``9 sprints × 60 meters = 540 meters``: up to three prose words on one line between a
+        number and an operator or relation say what the number counts (``\\text{ dollars}``,
+        ``minutes per hour``); they are dropped, so that the equation stays one chain
+        (``9 * 60 = 540``). Not when one of them carries meaning (``5 times 3``, ``x is 4``:
+        :data:`_CONNECTIVES`), and before a ``relation`` only after a computation: ``1200 lire
+        = $1.50`` and ``3 feet = 1 yard`` convert units, they do not state ``1200 = 1.5``."""
+        out = self.out
+        keys, kinds, breaks = out.keys, out.kinds, out.breaks
+        n = len(keys)
+        k = n
+        while k and kinds[k - 1] == WORD and n - k < 3:
+            k -= 1
+        if not k or kinds[k - 1] != NUM or self.brk:
+            return
+        if relation and (k < 2 or kinds[k - 2] != OP):
+            return
+        before = self.i - 2  # the lexeme before the operator's: a formula that opens there is new math
+        if before >= 0 and self.raw[before][1] in ("$", "\\[", "\\("):
+            return
+        for j in range(k, n):
+            if breaks[j] or keys[j][1:] in _CONNECTIVES:
+                return
+        out.truncate(k)
+
     def _merge_fraction(self, key, start, end) -> bool:
         """``3 / 4`` (integers, reduced, not an exponent or denominator) -> one rational ``#3/4``."""
         out = self.out
@@ -260,8 +302,8 @@ class _Builder:
         num_key = out.keys[n - 2]
         if out.kinds[n - 2] != NUM or "/" in num_key or "/" in key or "_" in num_key:
             return False
-        if n >= 3 and out.keys[n - 3] in ("/", "^", "_"):
-            return False
+        if n - 3 >= self.floor and (out.keys[n - 3] in ("/", "^", "_") or out.keys[n - 3][0] == "√"):
+            return False  # a/3/4, x^3/4, \sqrt{3}/4: the 3 belongs to what is before it
         try:
             a, b = int(num_key[1:]), int(key[1:])
         except ValueError:
@@ -404,6 +446,9 @@ class _Builder:
     def _number(self, s, start, end):
         out = self.out
         if s.isascii() and s.isdigit() and len(s) < 400:
+            if out.keys and out.keys[-1] in _LABEL_WORDS and self._is_label_number(start):
+                self._push("~" + s, WORD, start, end)  # "Step 2:" names a step, it states no 2
+                return
             key = "#" + (s.lstrip("0") or "0")
         else:
             key = number_key(parse_numeral(s), s)
@@ -418,6 +463,30 @@ class _Builder:
             self.spaced = False
             return
         self._push(key, NUM, start, end)
+
+    def _skip_temperature_unit(self):
+        """After a degree sign: skip ``C``, ``F`` or ``K`` (also as ``\\mathrm{C}``, ``\\text{ F}``)
+        on the same line, so that ``24°C`` is 24 and not 24 times C."""
+        raw, i = self.raw, self.i
+        if i >= len(raw) or raw[i][4] == 2:
+            return
+        typ, s = raw[i][0], raw[i][1]
+        if typ == _WORD and s in _TEMPERATURE_SCALES:
+            self.i = i + 1
+        elif (typ == _CMD and s in ("\\mathrm", "\\text", "\\textrm", "\\rm") and i + 3 < len(raw)
+              and raw[i + 1][1] == "{" and raw[i + 2][0] == _WORD and raw[i + 2][1] in _TEMPERATURE_SCALES
+              and raw[i + 3][1] == "}"):
+            self.i = i + 4
+
+    def _is_label_number(self, start) -> bool:
+        """Whether the integer at ``start``, after a label word (``Step``, ``Case``, ``Part``),
+        numbers it: one space before it, and after it ``:``, ``.``, ``)``, ``**`` or a line end."""
+        if self.out.ends[-1] != start - 1 or self.text[start - 1] != " ":
+            return False
+        if self.i >= len(self.raw):
+            return True
+        typ, s, _start, _end, ws = self.raw[self.i]
+        return ws == 2 or (not ws and typ == _OPC and s in (":", ".", ")", "**"))
 
     def _raw_neighbour(self, offset: int):
         j = self.i - 1 + offset
@@ -478,16 +547,19 @@ class _Builder:
                 return
             self._push(w, ID, start, end)
             return
-        if lw in _UNITS and prev is not None and prev[0] == _NUM:
-            self._push("~" + lw, WORD, start, end)
+        if prev is not None and (lw in _UNITS and (prev[0] == _NUM or prev[1] in ("π", "\\pi"))
+                                 or w in _UPPER_UNITS and prev[0] == _NUM and ws):
+            self._push("~" + lw, WORD, start, end)  # 12 cm, 25π cm², 5 PM, 20 USD
             return
+        # "(minutes)", "(the positive root)": prose in brackets, not a product of letters
+        remark = w.islower() and prev is not None and prev[1] == "(" and (nxt is None or nxt[1] == ")" or nxt[2] > end)
         split = False
         if len(w) <= 3:
-            if glued_l or glued_r or w.isupper():
+            if (glued_l or glued_r or w.isupper()) and not (remark and lw in _STOPWORDS):
                 split = True
             elif len(w) == 2 and lw not in _STOPWORDS and w.islower():  # "xy = 12"; 3 letters are prose
                 split = True
-        elif glued_l and glued_r:
+        elif glued_l and glued_r and not remark:
             split = True
         if not split:
             self._push("~" + lw, WORD, start, end)
@@ -514,6 +586,7 @@ class _Builder:
             return []
         mark = len(self.out.keys)
         saved = (self.spaced, self.brk)
+        floor, self.floor = self.floor, mark
         self.spaced = self.brk = False
         self.barrier = True
         if typ == _OPC and s == "{" and depth < MAX_GROUP_DEPTH:
@@ -544,6 +617,7 @@ class _Builder:
         self.barrier = False
         toks = self.out.take(mark)
         self.spaced, self.brk = saved
+        self.floor = floor
         return toks
 
     # ------------------------------------------------------------------ commands
@@ -584,7 +658,7 @@ class _Builder:
             else:
                 self._arg(depth, True)
         elif name in _DEGREE_COMMANDS:
-            pass
+            self._skip_temperature_unit()
         elif name in _DOTS_COMMANDS:
             self._push("…", MISC, start, end)
         elif name in _BINOM_COMMANDS or name == "choose":
@@ -599,13 +673,10 @@ class _Builder:
             self.out.append(",", PUNCT, start, start)
             self._append_tuples(b)
             self.out.append(")", CLOSE, self.out.ends[-1], self.out.ends[-1])
-        elif name == "pmod":
+        elif name == "pmod":  # \pmod{7} = (mod 7) = \bmod 7: the modulus of a congruence
             arg = self._arg(depth, whole_number=True)
-            self._push("(", OPEN, start, start, no_mult=True)
-            self.out.append("@mod", FUNC, start, end)
+            self._push("@mod", FUNC, start, end, no_mult=True)
             self._append_tuples(arg)
-            e = self.out.ends[-1]
-            self.out.append(")", CLOSE, e, e)
         elif name in ("bmod", "mod"):
             self._push("@mod", FUNC, start, end, no_mult=True)
         elif name in _FUNCTIONS:
@@ -618,7 +689,11 @@ class _Builder:
             self._push("/", OP, start, end)
         elif name in ("prime",):
             self._prime(start, end)
-        elif name in ("lvert", "rvert", "vert", "mid") or name in ("lfloor", "rfloor", "lceil", "rceil"):
+        elif name in ("lvert", "rvert", "vert"):  # |x - 3| however written
+            self._push("|", MISC, start, end, no_mult=True)
+        elif name in ("lVert", "rVert", "Vert"):
+            self._push("‖", MISC, start, end)
+        elif name in ("lfloor", "rfloor", "lceil", "rceil"):
             self._push(name, MISC, start, end)
         elif name in ("langle", "rangle"):
             self._push("(" if name == "langle" else ")", OPEN if name == "langle" else CLOSE, start, end)
@@ -639,6 +714,13 @@ class _Builder:
             name = "".join(t[0][1:] for t in toks)
             self._push("@" + name, FUNC, toks[0][2], toks[-1][3])
             return
+        if len(toks) == 1 and toks[0][0] == "~mod":  # (\text{mod } 7) is (mod 7)
+            self._push("@mod", FUNC, toks[0][2], toks[0][3], no_mult=True)
+            return
+        if prose < 0 and toks and self.out.kinds and self.out.kinds[-1] == NUM and _is_unit(toks):
+            # 12\,\mathrm{m}, 3\mathrm{m/s}: a unit, not a variable times the number
+            self._push("~" + "".join(t[0].lstrip("~#") for t in toks), WORD, toks[0][2], toks[-1][3])
+            return
         self._emit_tokens(toks, wrap=False)
 
     def _fraction(self, start, depth):
@@ -650,17 +732,24 @@ class _Builder:
             self._emit_tokens(num + den, wrap=False)
             return
         end = den[-1][3]
-        if len(num) == 1 and len(den) == 1 and num[0][1] == NUM and den[0][1] == NUM:
+        after_operand = bool(self.out.kinds) and self.out.kinds[-1] in _OPERAND_END
+        negated = len(num) == 2 and num[0][0] == "neg" and not after_operand  # \frac{-3}{4} is -3/4
+        if len(num) == 1 + negated and len(den) == 1 and num[-1][1] == NUM and den[0][1] == NUM:
             try:
-                a, b = int(num[0][0][1:]), int(den[0][0][1:])
+                a, b = int(num[-1][0][1:]), int(den[0][0][1:])
             except ValueError:
                 a = b = 0
             if b > 1 and gcd(a, b) == 1:
+                if negated:
+                    self._push("neg", OP, start, num[0][3])
                 self._rational(a, b, start, end)
                 return
-        if not _needs_parens(num):  # \frac{6}{8}: the numerator's span starts at \frac
+        # a numerator is a term of a product: \frac{3\sqrt{2}}{2} is 3√2/2, \frac{n(n+1)}{2} is
+        # n(n+1)/2; a sum keeps its parentheses: \frac{x+1}{2} is (x+1)/2
+        wrap = _has_top_level_sum(num) or (num[0][0] == "neg" and after_operand)
+        if not wrap:  # the numerator's span starts at \frac
             num = [(num[0][0], num[0][1], start) + tuple(num[0][3:])] + num[1:]
-        self._emit_tokens(num, wrap=True, start=start)
+        self._emit_tokens(num, wrap=wrap, start=start)
         self.out.append("/", OP, num[-1][3], num[-1][3])
         self._emit_den(den)
 
@@ -761,10 +850,14 @@ class _Builder:
         elif s in ("<=", ">=", "!="):
             self._push({"<=": "≤", ">=": "≥", "!=": "≠"}[s], REL, start, end)
         elif s == "+":
-            if not _unary_context(out, self.brk):
+            if out.kinds and out.kinds[-1] == WORD:
+                self._drop_unit_words()
+            if not _unary_context(out, self.brk or len(out.keys) == self.floor):
                 self._push("+", OP, start, end)
         elif s == "-":
-            self._push("neg" if _unary_context(out, self.brk) else "-", OP, start, end)
+            if out.kinds and out.kinds[-1] == WORD and self.raw[self.i - 1][4]:
+                self._drop_unit_words()  # 12 apples - 3 apples: a binary minus (not a hyphen)
+            self._push("neg" if _unary_context(out, self.brk or len(out.keys) == self.floor) else "-", OP, start, end)
         elif s == "*":
             self._push("*", OP, start, end)
         elif s == "**":
@@ -810,6 +903,11 @@ class _Builder:
             j = self.opens.pop()
             if j < len(out.keys) and out.keys[j] == want:
                 inner = len(out.keys) - j - 1
+                if want == "(" and inner and out.keys[j + 1] == "@mod":  # (mod 7) is \pmod{7}
+                    inside = out.take(j + 1)
+                    out.truncate(j)
+                    self._append_tuples(inside)
+                    return
                 # (3) -> 3, (x) -> x : parentheses around one atom carry no structure. The atom
                 # is emitted again where the bracket stood, with its spacing, so the usual rules
                 # apply to it (\pi (4)^2 and 2 (x) are products; 3 (4) is not).
@@ -824,7 +922,9 @@ class _Builder:
 
     def _exponent(self, start, end, depth):
         arg = self._arg(depth, whole_number=True)
-        if not arg:  # ^\circ, ^{\circ}: degrees vanish
+        if not arg:  # ^\circ, ^{\circ}: degrees vanish (with a scale after them, see _command)
+            if self.raw[self.i - 1][1] == "}" and self.raw[self.i - 2][1] in ("\\circ", "\\degree", "\\degrees"):
+                self._skip_temperature_unit()
             return
         self._push("^", OP, start, end, no_mult=True)
         self.barrier = True
@@ -907,7 +1007,8 @@ class _Builder:
             self._prime(start, end)
         elif kind == "space":
             self.spaced = True
-        # degree signs vanish
+        elif kind == "degree":  # degree signs vanish, with the scale after them: 24°C is 24
+            self._skip_temperature_unit()
 
 
 _BULLETS = {"-", "*", "+"}
@@ -916,32 +1017,43 @@ _ENUMERATOR_RE = re.compile(r"[0-9]{1,2}|[A-Za-z]|[ivx]{2,4}")
 _MATH_AFTER_MARKER = set("=<>+-*/^_!)]}.,;:")
 
 
-def _drop_list_markers(raw: list, line_starts: list[int]) -> None:
+def _drop_list_markers(text: str, raw: list, line_starts: list[int]) -> None:
     """Remove Markdown/enumeration list markers that open a line, in place: ``- ``, ``* ``,
-    ``+ `` and ``1) ``, ``b) ``, ``(a) ``, ``(ii) `` followed by a space. They are layout:
-    ``- 24 apples`` is not the number -24, ``(a) x = 5`` is not ``a*x = 5``. (``1. `` needs
-    nothing: its point already ends any chain.) The lexeme after a marker keeps a line break.
+    ``+ `` and ``1) ``, ``b) ``, ``(a) ``, ``(ii) ``, ``12. `` followed by a space. They are
+    layout: ``- 24 apples`` is not the number -24, ``(a) x = 5`` is not ``a*x = 5``, the ``2``
+    of ``2. Then 12 * 3 = 36`` is no value. The lexeme after a marker keeps a line break.
 
-    >>> [" ".join(tokenize(line).keys) for line in ("- x = 5", "1) 24 apples", "(b) x = 5")]
-    ['x = #5', '#24 ~apples', 'x = #5']
-    >>> canonical_key("- 5")  # a node form is math, not a list item
-    'neg #5'
+    >>> [" ".join(tokenize(line).keys) for line in ("- x = 5", "1) 24 apples", "(b) x = 5", "2. So x = 5")]
+    ['x = #5', '#24 ~apples', 'x = #5', '~so x = #5']
+    >>> canonical_key("- 5"), canonical_key("12.")  # a node form is math, not a list item
+    ('neg #5', '#12 .')
     """
     for i in reversed(line_starts):  # from the end: removing lexemes keeps earlier indices valid
-        n = _list_marker_length(raw, i)
-        if n:
+        n = _list_marker_length(text, raw, i)
+        if n and i + n < len(raw):
             typ, s, start, end, _ws = raw[i + n]
             raw[i + n] = (typ, s, start, end, 2)
-            del raw[i:i + n]
+        del raw[i:i + n]
 
 
-def _list_marker_length(raw: list, i: int) -> int:
+def _list_marker_length(text: str, raw: list, i: int) -> int:
     """Number of lexemes of the list marker at ``raw[i]`` (0 if there is none)."""
     n = len(raw)
     if i >= n:
         return 0
     typ, s = raw[i][0], raw[i][1]
-    if typ == _OPC and s in _BULLETS:
+    if typ == _NUM and i + 1 < n and raw[i + 1][1] == "." and raw[i + 1][0] == _OPC and not raw[i + 1][4]:
+        # 12. followed by a space: a numbered item (a sentence cut may leave it alone in its
+        # segment; a line holding just "12." ends without the space and stays a number)
+        dot_end = raw[i + 1][3]
+        if not (len(s) <= 2 and s.isdigit() and text[dot_end:dot_end + 1] in (" ", "\t")):
+            return 0
+        if i + 2 == n:
+            return 2
+        size = 2
+    elif typ == _OPC and s in _BULLETS:
+        if i and (raw[i - 1][1] == "\\[" or raw[i - 1][1] == "$" and i > 1 and raw[i - 2][1] == "$"):
+            return 0  # "\\[\n- 3x = 6": a display formula's minus sign
         size = 1
     elif typ == _OPC and s == "(":  # (a) (ii) (1)
         if not (i + 2 < n and raw[i + 2][1] == ")" and not raw[i + 1][4] and not raw[i + 2][4]
@@ -960,6 +1072,35 @@ def _list_marker_length(raw: list, i: int) -> int:
     if nxt[4] != 1 or (nxt[0] == _OPC and nxt[1] in _MATH_AFTER_MARKER):
         return 0
     return size
+
+
+def _is_unit(toks) -> bool:
+    """Whether the tokens of a ``\\mathrm{...}`` after a number spell a unit: letters, with ``/``,
+    ``*`` and integer powers between them (``m``, ``km/h``, ``m/s^2``)."""
+    previous = None
+    for key, kind, *_rest in toks:
+        if kind not in (ID, WORD) and key not in ("/", "*", "^") and not (kind == NUM and previous == "^"):
+            return False
+        previous = key
+    return toks[0][1] in (ID, WORD)
+
+
+def _has_top_level_sum(toks) -> bool:
+    """Whether argument tokens hold a ``+``/``-`` (or a relation, punctuation, a word) outside
+    brackets after their first token: a numerator that needs its parentheses."""
+    depth = 0
+    for k, t in enumerate(toks):
+        kind = t[1]
+        if kind == OPEN:
+            depth += 1
+        elif kind == CLOSE:
+            depth -= 1
+        elif not depth and k and (kind == REL or kind == PUNCT or kind == WORD or t[0] in _SUM_SIGNS):
+            return True
+    return False
+
+
+_SUM_SIGNS = frozenset(("+", "-", "±", "∓"))
 
 
 def _needs_parens(toks) -> bool:
@@ -1066,7 +1207,9 @@ def _read_form(form: str) -> tuple[tuple[str, ...], tuple[int, ...], bool]:
     if halves is not None:
         left, left_kinds, left_complete = _read_form(halves[0])
         right, right_kinds, right_complete = _read_form(halves[1])
-        if left_complete and left and right and REL not in left_kinds and REL not in right_kinds:
+        # (words ending the left side may be a unit the = drops: "9 m = 900 cm", read whole)
+        if left_complete and left and right and REL not in left_kinds and REL not in right_kinds \
+                and left_kinds[-1] != WORD:
             return left + ("=",) + right, left_kinds + (REL,) + right_kinds, right_complete
     builder = _Builder(form, NO_DEADLINE, markdown=False)  # a form is math, not a list item
     toks = builder.run()

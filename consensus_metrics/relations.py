@@ -47,7 +47,8 @@ class Chain(NamedTuple):
 
 
 def _trim(keys: list[str], kinds: list[int], lo: int, hi: int) -> tuple[int, int]:
-    """Drop edge brackets not closed inside the side (``(x`` -> ``x``) and edge ellipses."""
+    """Drop edge brackets not closed inside the side (``(x`` -> ``x``, ``18 (`` before a remark in
+    brackets -> ``18``) and edge ellipses."""
     unmatched_open: set[int] | tuple = ()
     unmatched_close: set[int] | tuple = ()
     span = kinds[lo:hi]
@@ -63,9 +64,9 @@ def _trim(keys: list[str], kinds: list[int], lo: int, hi: int) -> tuple[int, int
                 else:
                     unmatched_close.add(k)
         unmatched_open = set(stack)
-    while lo < hi and (lo in unmatched_open or keys[lo] == "…"):
+    while lo < hi and (lo in unmatched_open or lo in unmatched_close or keys[lo] == "…"):
         lo += 1
-    while hi > lo and (hi - 1 in unmatched_close or keys[hi - 1] == "…"):
+    while hi > lo and (hi - 1 in unmatched_close or hi - 1 in unmatched_open or keys[hi - 1] == "…"):
         hi -= 1
     return lo, hi
 

@@ -118,3 +118,54 @@ def test_list_marker_near_misses():
     assert via("x\n- 3 = 0", "x - 3 = 0") is None  # a new line is a new statement
     assert via("(a) = 5", "a = 5") == "relation"  # followed by a relation: math, not a marker
     assert via("(a) x = 5", "a x = 5") is None
+
+
+def test_unit_words_inside_an_equation_are_dropped():
+    assert via("\\(9 \\times 60 \\text{ meters} = 540 \\text{ meters}\\)", "9*60=540") == "relation"
+    assert via("She runs 9 sprints × 60 meters = 540 meters.", "9*60=540") == "relation"
+    assert via("So 12 apples - 3 apples = 9 apples remain.", "12 - 3 = 9") == "relation"
+    assert via("$9 \\text{ eggs} \\times \\$2 = \\$18$", "9 \\cdot 2 = 18") == "relation"
+    assert via("$t = \\frac{1}{5} \\text{ hours} \\times 60 \\text{ minutes per hour} = 12 \\text{ minutes}$",
+               "\\frac{1}{5} \\cdot 60 = 12") == "relation"
+    assert via("There are 27 great grand-babies.", "27") == "tokens"  # a hyphen is no minus
+
+
+def test_unit_word_near_misses():
+    assert via("Use $1200\\text{ lire}=\\$1.50$ to convert.", "1200 = 1.5", symbolic=False) is None
+    assert via("Since 3 feet = 1 yard, we divide.", "3 = 1", symbolic=False) is None
+    assert via("So 5 times 3 = 15 in all.", "5 = 15", symbolic=False) is None
+    assert via("x is 4 = y", "4 = y", symbolic=False) == "relation"
+    text = "We have 4 apples $-3 + 5 = 2$"  # a formula opening after the words is new math
+    assert via(text, "-3 + 5 = 2", symbolic=False) == "relation"
+    assert via(text, "4 - 3 + 5 = 2", symbolic=False) is None
+
+
+def test_a_remark_in_brackets_ends_a_side():
+    assert via("So 9 * 2 = 18 (dollars).", "9*2=18") == "relation"
+    assert via("So t = 24 (minutes).", "t = 24") == "relation"
+    assert via("So x = 5 (the positive root).", "x = 5") == "relation"
+
+
+def test_math_goes_on_after_a_factorial_or_an_ellipsis():
+    assert via("We need $n! = 120$, so n = 5.", "n! = 120") == "relation"
+    assert via("$S = 1 + 2 + ... + 10 = 55$", "S = 55") == "relation"
+    assert via("Wow! Then x = 5. So y = 2.", "x = 5") == "relation"
+
+
+def test_a_display_formula_keeps_its_leading_minus():
+    text = "Then\n\\[\n- 3x + 6 = 0\n\\]\nso x = 2."
+    assert via(text, "-3x + 6 = 0", symbolic=False) == "relation"
+    assert via(text, "3x + 6 = 0", symbolic=False) is None
+
+
+def test_absolute_value_bars_are_kept():
+    assert via("$\\lvert x-3 \\rvert = 5$", "x - 3 = 5", symbolic=False) is None
+    assert via("$\\lvert x-3 \\rvert = 5$", "|x-3| = 5") == "relation"
+    assert via("$\\left| x-3 \\right| = 5$", "\\vert x-3 \\vert = 5") == "relation"
+
+
+def test_modulus_notations_agree():
+    node = "2^{10} \\equiv 24 \\pmod{1000}"
+    for text in ("$2^{10} \\equiv 24 \\mod 1000$", "$2^{10} \\equiv 24 \\pmod{1000}$",
+                 "$2^{10} \\equiv 24 \\ (\\text{mod } 1000)$", "2^10 ≡ 24 (mod 1000)"):
+        assert via(text, node, symbolic=False) == "relation", text

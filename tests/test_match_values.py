@@ -68,3 +68,24 @@ def test_percent_and_units_do_not_block():
     assert covered("It grew by 150%.", "150")
     assert covered("The angle is 90°.", "90")
     assert covered("She walks 12 km.", "12")
+
+
+def test_numbered_items_and_step_labels_state_no_value():
+    text = "1. First we compute 5 + 7 = 12.\n2. Then 12 * 6 = 72.\n**Step 3:** add them. Case 4. Done"
+    for label in ("1", "2", "3", "4"):
+        assert not covered(text, label), label
+    assert covered(text, "72") and covered(text, "12")
+    assert covered("The answer is:\n12.", "12")  # a number alone on its line is no list item
+    assert covered("Step 2: 24 / 2 = 12 cookies each.", "12")
+    assert covered("In step 2 we get 3 more.", "2")  # "step 2 we": no label
+
+
+def test_temperature_scales_and_unit_abbreviations_after_numbers():
+    for text in ("It is 24°C outside.", "It is $24^\\circ C$.", "$24^{\\circ}\\mathrm{C}$", "about 24 °F"):
+        assert covered(text, "24"), text
+    assert covered("So it is $12\\,\\mathrm{m}$ long.", "12")
+    assert covered("The speed is $12\\,\\mathrm{m/s}$.", "12")
+    assert covered("He arrives at 5 PM.", "5")
+    assert covered("It costs 20 USD.", "20")
+    assert covered("The area is 25π cm².", "25\\pi")
+    assert not covered("Let $C = 24x$.", "24")  # a coefficient stays a coefficient

@@ -101,7 +101,8 @@ def source_build(tmp_path_factory):
 
 
 # the pieces of the hostile-input properties, plus list markers, subscripts and sentence ends
-MATH_PIECES = PIECES + ["- ", "1) ", "(a) ", "x1", "3/4", ". So ", "hours"]
+MATH_PIECES = PIECES + ["- ", "1) ", "(a) ", "x1", "3/4", ". So ", "hours", " apples", "\n2. ", "Step 3: ", "°C", "(dollars)",
+                        "\\lvert", "\\mathrm{m}", "\\pmod{7}", "(mod 7)", "\\[\n- ", "n! ", "\\frac{-3}"]
 math_text = st.lists(st.sampled_from(MATH_PIECES), max_size=60).map("".join)
 
 

@@ -165,7 +165,8 @@ def test_parenthesised_atom_takes_the_brackets_place():
 
 _FORM_PIECES = ["x", "y", "2", "3", "-", "+", "\\frac{1}{2}", "\\frac", "{", "}", "(", ")", "^", "_", "\\cdot", " ",
                 "\\pi", "!", "\\text{", "$", "\\sqrt", "1/2", "0.5", "\\left(", "\\right)", "\\left", "\\right.", "ab",
-                "sin", "\\sin", "^\\circ", "\\binom", "\\sqrt[", "]", "**", "\\mathrm{", "\\{", "\\}", "\\\\", "\\pmod", "is"]
+                "sin", "\\sin", "^\\circ", "\\binom", "\\sqrt[", "]", "**", "\\mathrm{", "\\{", "\\}", "\\\\", "\\pmod", "is",
+                " apples", " m", "°", "C", "\\lvert", "(mod ", "Step ", "1. "]
 _form_side = st.lists(st.sampled_from(_FORM_PIECES), min_size=1, max_size=10).map("".join)
 
 
@@ -188,3 +189,22 @@ def test_equation_forms_share_their_sides():
 
 def test_parenthesised_numbers_form_one_rational_like_plain_ones():
     same("(1)/(31) * 93", "\\frac{1}{31} \\cdot 93", "1/31 * 93")  # the node builder's plain twin forms
+
+
+def test_fraction_numerators_read_as_written_inline():
+    same("\\frac{\\sqrt{3}}{2}", "√3/2", "\\sqrt{3}/2", "\\sqrt3/2")
+    differ("\\sqrt{3}/2", "\\sqrt{3/2}")  # the 3 belongs to the root
+    same("\\sqrt{3/2}", "\\sqrt{\\frac{3}{2}}")
+    same("\\frac{n(n+1)}{2}", "n(n+1)/2")
+    same("\\frac{5\\pi}{4}", "5π/4")
+    same("\\frac{3\\sqrt{2}}{2}", "3√2/2")
+    same("\\frac{x^2}{4}", "x^2/4")
+    differ("\\frac{x+1}{2}", "x+1/2")  # a sum keeps its parentheses
+    same("\\frac{x+1}{2}", "(x+1)/2")
+
+
+def test_signs_inside_arguments():
+    same("\\frac{-3}{4}", "-3/4", "-0.75")
+    same("x^{-2}", "x^{(-2)}")
+    same("x^{3/4}", "x^{\\frac34}")
+    differ("2\\frac{-3}{4}", "2 - 3/4")
