@@ -114,5 +114,8 @@ def score_batch(texts, nodes_list, answers, tokenizer=None, workers=None, budget
     for i, text in enumerate(texts):
         if not isinstance(text, str):
             raise TypeError(f"texts[{i}] must be a str, got {type(text).__name__}")
+    for i, answer in enumerate(answers):
+        if not isinstance(answer, str):
+            raise TypeError(f"answers[{i}] must be a str, got {type(answer).__name__}")
     return list(iter_score_batch(zip(texts, checked, answers), len(texts), tokenizer, workers, budget_s, symbolic,
                                  progress, chunksize))

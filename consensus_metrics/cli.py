@@ -4,12 +4,15 @@ r"""``python -m consensus_metrics score``: score a file of trajectories without 
         --samples samples.jsonl --out scores.jsonl [--tokenizer DIR] [--workers 2]
 
 ``--data`` holds problems in the SPEC §2 schema (``id``, ``answer``, ``nodes``, ``benchmark``);
-several files may be given. ``--samples`` is JSONL with one line per problem and one or many
-completions, in any of these shapes:
+several files may be given (a problem id defined twice is reported; the first definition
+counts). ``--samples`` is JSONL with one or many completions per line, in any of these shapes:
 
-* ``{"id": ..., "completion": "..."}`` (also ``text``, ``response``, ``output``),
+* ``{"id": ..., "completion": "..."}`` (also ``text``, ``response``, ``output``); several lines
+  may hold samples of one problem: they are numbered in file order, or by their ``sample`` /
+  ``response_index`` field,
 * ``{"id": ..., "completions": ["...", "..."]}`` (also ``responses``, ``samples``),
-* lm-eval ``--log_samples`` lines: ``{"doc": {"id": ...}, "resps": [["..."]], ...}``.
+* lm-eval ``--log_samples`` lines: ``{"doc": {"id": ...}, "resps": [["...", ...]], ...}`` (all
+  repeats of a doc: lm-eval keeps them together in ``resps[0]``).
 
 Scores are appended to ``--out`` as they are computed, one line per completion; a rerun skips
 the completions already scored (nothing lost, nothing duplicated after a crash). The command
@@ -40,23 +43,33 @@ def _warn(msg: str) -> None:
 
 
 def read_jsonl(path: str, counters: dict):
-    """Yield (line number, object) for each valid JSON object line; report and count bad ones."""
+    """Yield (line number, object) for each valid JSON object line; report and count bad ones
+    (and lines whose bytes are not UTF-8: they are read with U+FFFD in place of those bytes)."""
 
     def bad(message: str):
         _warn(message + "; skipped")
         counters["bad_lines"] += 1
 
-    yield from iter_jsonl(path, on_error=bad)
+    def bad_bytes(lineno: int):
+        _warn(f"{path}:{lineno}: bytes that are not UTF-8, read as U+FFFD")
+        counters["non_utf8_lines"] += 1
+
+    yield from iter_jsonl(path, on_error=bad, on_bad_bytes=bad_bytes)
 
 
 def load_problems(paths, counters: dict) -> dict:
     """Problems by id from SPEC §2 files; problems with bad nodes or no answer are skipped."""
     problems = {}
+    defined_at: dict[str, str] = {}
     for path in paths:
         for lineno, rec in read_jsonl(path, counters):
             pid = rec.get("id")
             if not isinstance(pid, (str, int)):
                 _warn(f"{path}:{lineno}: missing problem 'id'; skipped")
+                counters["bad_problems"] += 1
+                continue
+            if str(pid) in defined_at:
+                _warn(f"{path}:{lineno}: problem {pid!r} is already defined at {defined_at[str(pid)]}; skipped")
                 counters["bad_problems"] += 1
                 continue
             answer = rec.get("answer")
@@ -71,23 +84,31 @@ def load_problems(paths, counters: dict) -> dict:
                 counters["bad_problems"] += 1
                 continue
             problems[str(pid)] = {"answer": str(answer), "nodes": nodes, "benchmark": str(rec.get("benchmark", os.path.basename(path)))}
+            defined_at[str(pid)] = f"{path}:{lineno}"
     return problems
 
 
-def _completions(obj) -> tuple[str | None, list]:
+def _completions(obj) -> tuple[str | None, list | None, int | None]:
+    """``(problem id, completions, explicit sample index)`` of one samples line; completions is
+    ``None`` when the line has no completion field in a known shape."""
     if isinstance(obj.get("doc"), dict) and "resps" in obj:  # lm-eval samples file
         pid = obj["doc"].get("id")
-        resps = obj.get("resps") or []
-        texts = [r[0] if isinstance(r, list) and r else r for r in resps]
-        return (str(pid) if pid is not None else None), texts
+        resps = obj.get("resps")
+        if not isinstance(resps, list):
+            return (str(pid) if pid is not None else None), None, None
+        # one entry per request (one for generate_until), each with the doc's k repeats
+        texts = [t for r in resps for t in (r if isinstance(r, list) else [r])]
+        return (str(pid) if pid is not None else None), texts, None
     pid = obj.get("id", obj.get("problem_id"))
+    pid = str(pid) if pid is not None else None
     for key in _LIST_KEYS:
-        if isinstance(obj.get(key), list):
-            return (str(pid) if pid is not None else None), obj[key]
+        if key in obj:
+            return pid, (obj[key] if isinstance(obj[key], list) else None), None
     for key in _TEXT_KEYS:
         if key in obj:
-            return (str(pid) if pid is not None else None), [obj[key]]
-    return (str(pid) if pid is not None else None), []
+            index = obj.get("sample", obj.get("response_index"))
+            return pid, [obj[key]], (index if isinstance(index, int) and not isinstance(index, bool) and index >= 0 else None)
+    return pid, None, None
 
 
 def _drop_torn_tail(out_path: str) -> None:
@@ -160,33 +181,74 @@ def summary_table(rows: list[dict]) -> str:
         out.append("  ".join(c.ljust(w) for c, w in zip(r, widths)))
         if j == 0:
             out.append("  ".join("-" * w for w in widths))
+    counts = sorted(set(per_problem.values()))
+    if ks and len(counts) > 1:
+        full = sum(1 for n in per_problem.values() if n >= k_max)
+        out.append(f"(problems have {counts[0]} to {counts[-1]} samples: pass@k is averaged over the problems with at "
+                   f"least k samples -- {full} of {len(per_problem)} for pass@{k_max} -- and pass@1 over problems, "
+                   "Acc over samples)")
     return "\n".join(out)
 
 
+def _check_paths(args) -> str | None:
+    """What is wrong with the command's file arguments, or None."""
+    for flag, paths in (("--data", args.data), ("--samples", [args.samples])):
+        for path in paths:
+            if not os.path.isfile(path):
+                return f"{flag} {path}: no such file"
+    if os.path.isdir(args.out):
+        return f"--out {args.out}: is a directory (give a file name)"
+    return None
+
+
 def cmd_score(args) -> int:
-    counters = {"bad_lines": 0, "bad_problems": 0, "unknown_ids": 0, "bad_completions": 0}
+    problem = _check_paths(args)
+    if problem:
+        _warn(problem)
+        return 2
+    counters = {"bad_lines": 0, "non_utf8_lines": 0, "bad_problems": 0, "unknown_ids": 0, "bad_completions": 0,
+                "repeated_samples": 0}
     problems = load_problems(args.data, counters)
     if not problems:
         _warn("no usable problems in --data")
         return 2
-    done = set(_scored_rows(args.out))
+    unit = tokenizer_name(args.tokenizer)
+    scored = _scored_rows(args.out)
+    units = {row.get("tpn_unit") for row in scored.values()} - {unit}
+    if units:
+        _warn(f"--out {args.out} holds scores whose TPN counts {sorted(map(str, units))}, not {unit}: "
+              "rerun with the same --tokenizer, or write to a new --out")
+        return 2
+    done = set(scored)
     todo = []
+    next_sample: dict[str, int] = {}
+    seen: set = set()
     for lineno, obj in read_jsonl(args.samples, counters):
-        pid, texts = _completions(obj)
+        pid, texts, index = _completions(obj)
         if pid is None or pid not in problems:
             _warn(f"{args.samples}:{lineno}: unknown problem id {pid!r}; skipped")
             counters["unknown_ids"] += 1
             continue
-        for j, text in enumerate(texts):
+        if texts is None:
+            _warn(f"{args.samples}:{lineno}: no completions: expected a string field ({', '.join(_TEXT_KEYS)}), "
+                  f"a list of strings ({', '.join(_LIST_KEYS)}) or lm-eval 'resps'; skipped")
+            counters["bad_completions"] += 1
+            continue
+        first = next_sample.get(pid, 0) if index is None else index
+        next_sample[pid] = max(next_sample.get(pid, 0), first + len(texts))
+        for j, text in enumerate(texts, start=first):
             if not isinstance(text, str):
                 _warn(f"{args.samples}:{lineno}: completion {j} of {pid!r} is not a string; skipped")
                 counters["bad_completions"] += 1
                 continue
+            if (pid, j) in seen:
+                _warn(f"{args.samples}:{lineno}: sample {j} of {pid!r} was given on an earlier line; skipped")
+                counters["repeated_samples"] += 1
+                continue
+            seen.add((pid, j))
             if (pid, j) not in done:
                 todo.append((pid, j, text))
-    if todo:
-        os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-    unit = tokenizer_name(args.tokenizer)
+    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     with open(args.out, "a", encoding="utf-8") as out:
         items = ((text, problems[pid]["nodes"], problems[pid]["answer"]) for pid, _j, text in todo)
         scores = iter_score_batch(items, total=len(todo), tokenizer=args.tokenizer, workers=args.workers,

@@ -51,6 +51,7 @@ def score_trajectory(text: str, nodes, answer: str, tokenizer=None, budget_s: fl
         raise TypeError(f"text must be a str, got {type(text).__name__}")
     nodes = coerce_nodes(nodes)
     sandbox.warmup()  # one-time worker start-up (after a kill too) is not charged to the budget
+    counter = counter or TokenCounter(tokenizer)  # neither is loading a tokenizer by name (cached)
     deadline = Deadline(budget_s)
     answer_deadline = deadline.share(ANSWER_SHARE)
     match_deadline = deadline.share(1 - COUNT_SHARE)  # leaves time for counting tokens
@@ -62,7 +63,6 @@ def score_trajectory(text: str, nodes, answer: str, tokenizer=None, budget_s: fl
                                                   before_symbolic=check.result)
     finally:
         verdict = check.result()
-    counter = counter or TokenCounter(tokenizer)
     covered = [m for m in matches if m.covered]
     positions = {}
     try:

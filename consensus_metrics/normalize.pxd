@@ -41,7 +41,7 @@ cdef class _Builder:
     cdef _word(self, w, start, end, int depth)
     cdef bint _next_is_word(self)
     cdef bint _between_numbers(self)
-    cdef list _arg(self, int depth, bint whole_number)
+    cdef list _arg(self, int depth, bint whole_number, bint to_brace=*)
     cdef _command(self, name, start, end, int depth)
     cdef _wrapped(self, int depth, int prose, bint operator)
     cdef _fraction(self, start, int depth)

@@ -576,8 +576,10 @@ class _Builder:
         return j < len(self.raw) and k >= 0 and self.raw[j][0] == _NUM and self.raw[k][0] == _NUM
 
     # ------------------------------------------------------------------ arguments
-    def _arg(self, depth: int, whole_number: bool) -> list[tuple]:
-        """Read one TeX argument (``{...}`` or a single character/command) and return its tokens."""
+    def _arg(self, depth: int, whole_number: bool, to_brace: bool = True) -> list[tuple]:
+        """Read one TeX argument (``{...}`` or a single character/command) and return its tokens.
+        ``to_brace``: a braced math argument's last token ends at the ``}`` (``x^{10}``); not for a
+        wrapper's (the ``}`` of ``\\boxed{18}`` is not part of 18)."""
         if self.i >= len(self.raw):
             self.ran_out = True
             return []
@@ -595,7 +597,7 @@ class _Builder:
             self._sequence(depth + 1, in_group=True)
             self.opens = opens
             closing = self.raw[self.i - 1]
-            if (len(self.out.keys) > mark and closing[1] == "}" and closing[0] == _OPC
+            if (to_brace and len(self.out.keys) > mark and closing[1] == "}" and closing[0] == _OPC
                     and not any(k in (REL, PUNCT, WORD) for k in self.out.kinds[mark:])):
                 self.out.ends[-1] = max(self.out.ends[-1], closing[3])  # x^{10}: the span ends at }
         elif (typ == _NUM and not whole_number and len(s) > 1 and s[0].isdigit()) or (typ == _WORD and len(s) > 1):
@@ -646,7 +648,7 @@ class _Builder:
         elif name in _PROSE_WRAPPERS or name in ("mathrm", "operatorname"):
             self._wrapped(depth, prose=1 if name in _PROSE_WRAPPERS else -1, operator=name == "operatorname")
         elif name in _MATH_WRAPPERS:
-            toks = self._arg(depth, whole_number=True)
+            toks = self._arg(depth, whole_number=True, to_brace=False)
             self._emit_tokens(toks, wrap=False)
         elif name in _BREAK_COMMANDS:
             self._push("⇒", PUNCT, start, end)
@@ -654,7 +656,7 @@ class _Builder:
             if name in ("color", "textcolor"):
                 self._arg(depth, True)
                 if name == "textcolor":
-                    self._emit_tokens(self._arg(depth, True), wrap=False)
+                    self._emit_tokens(self._arg(depth, True, False), wrap=False)
             else:
                 self._arg(depth, True)
         elif name in _DEGREE_COMMANDS:
@@ -707,7 +709,7 @@ class _Builder:
     def _wrapped(self, depth, prose: int, operator: bool):
         self.prose, saved = prose, self.prose
         try:
-            toks = self._arg(depth, whole_number=True)
+            toks = self._arg(depth, whole_number=True, to_brace=False)
         finally:
             self.prose = saved
         if operator and toks and all(t[1] == WORD for t in toks):

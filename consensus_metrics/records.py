@@ -15,38 +15,50 @@ Every reader of the project's JSONL files (the lm-eval tasks, the training split
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from .nodes import coerce_nodes
 
+#: A byte that is not UTF-8, as ``errors="surrogateescape"`` reads it.
+_UNDECODED_BYTE = re.compile("[\udc80-\udcff]")
 #: Fields every problem record needs, with the type a reader may rely on.
 PROBLEM_FIELDS = {"id": str, "problem": str, "answer": str, "nodes": list}
 
 
-def jsonl_values(path: str | Path, encoding_errors: str = "replace") -> Iterator[tuple[int, Any, json.JSONDecodeError | None]]:
+def jsonl_values(path: str | Path, encoding_errors: str = "replace",
+                 on_bad_bytes: Callable[[int], None] | None = None) -> Iterator[tuple[int, Any, json.JSONDecodeError | None]]:
     """The one JSONL line reader: ``(line number, decoded value, None)`` per non-empty line, or
     ``(line number, None, error)`` when the line is not JSON. Callers word their own messages.
 
-    With ``encoding_errors="strict"`` a non-UTF-8 file raises ``UnicodeDecodeError``.
+    Bytes that are not UTF-8 are read as U+FFFD (``on_bad_bytes(line number)`` is told); with
+    ``encoding_errors="strict"`` a non-UTF-8 file raises ``UnicodeDecodeError`` instead.
     """
-    with open(path, encoding="utf-8", errors=encoding_errors) as handle:
+    errors = "surrogateescape" if encoding_errors == "replace" else encoding_errors
+    with open(path, encoding="utf-8", errors=errors) as handle:
         for lineno, line in enumerate(handle, start=1):
             if not line.strip():
                 continue
+            if errors == "surrogateescape" and _UNDECODED_BYTE.search(line):
+                line = _UNDECODED_BYTE.sub("\ufffd", line)
+                if on_bad_bytes is not None:
+                    on_bad_bytes(lineno)
             try:
                 yield lineno, json.loads(line), None
             except json.JSONDecodeError as err:
                 yield lineno, None, err
 
 
-def iter_jsonl(path: str | Path, on_error: Callable[[str], None] | None = None) -> Iterator[tuple[int, dict]]:
+def iter_jsonl(path: str | Path, on_error: Callable[[str], None] | None = None,
+               on_bad_bytes: Callable[[int], None] | None = None) -> Iterator[tuple[int, dict]]:
     """Yield ``(line number, object)`` for each non-empty line of a JSONL file.
 
     A line that is not a JSON object raises ``ValueError("FILE:LINE: reason")``; with
-    ``on_error`` the message is passed to it instead and the line skipped.
+    ``on_error`` the message is passed to it instead and the line skipped. ``on_bad_bytes``: see
+    :func:`jsonl_values`.
     """
-    for lineno, obj, err in jsonl_values(path):
+    for lineno, obj, err in jsonl_values(path, on_bad_bytes=on_bad_bytes):
         if err is not None:
             problem = f"not valid JSON ({err.msg})"
         else:

@@ -62,6 +62,15 @@ def _merge_cut_pretokens(text: str, ends: list[int]) -> list[int]:
     return merged
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _encodable(text: str) -> str:
+    """``text`` with lone surrogates (not encodable, Hugging Face tokenizers reject them) as
+    U+FFFD: one character for one, so character offsets stay those of ``text``."""
+    return text if text.isascii() else _LONE_SURROGATE.sub("\ufffd", text)
+
+
 class TokenCounter:
     """Tokenises a text once and maps character offsets to 1-based token indices."""
 
@@ -90,8 +99,9 @@ class TokenCounter:
             self._text = text
             return
         deadline.check()
+        encodable = _encodable(text)
         try:
-            enc = self.tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
+            enc = self.tokenizer(encodable, add_special_tokens=False, return_offsets_mapping=True)
             offsets = enc["offset_mapping"]
             self._n = len(enc["input_ids"])
             ends = []
@@ -103,7 +113,7 @@ class TokenCounter:
         except (NotImplementedError, TypeError, ValueError, KeyError):
             # slow tokenizers have no offsets: count tokens of each prefix instead (exact, slower)
             self._ends = []
-            self._n = len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
+            self._n = len(self.tokenizer(encodable, add_special_tokens=False)["input_ids"])
         self._text = text
 
     def count(self, text: str, deadline: Deadline = NO_DEADLINE) -> int:
@@ -119,5 +129,5 @@ class TokenCounter:
             return min(k + 1, len(self._ends))
         if self.tokenizer is None:
             return 0
-        prefix = text[: char_pos + 1]
+        prefix = _encodable(text[: char_pos + 1])
         return len(self.tokenizer(prefix, add_special_tokens=False)["input_ids"])

@@ -112,6 +112,35 @@ def test_tpn_with_the_model_tokenizer_is_exact():
     assert s["tpn_unit"] == getattr(tok, "name_or_path", type(tok).__name__) or s["tpn_unit"]
 
 
+def test_a_model_tokenizer_counts_text_with_lone_surrogates():
+    tok = _smollm2_tokenizer()
+    text = "so 9*2=18 \udcff and then \ud800 done"
+    s = score_trajectory(text, ["9*2=18"], "18", tokenizer=tok)
+    assert s["ncr"] == 1.0 and s["n_tokens"] == len(tok(text.replace("\udcff", "\ufffd").replace("\ud800", "\ufffd"),
+                                                           add_special_tokens=False)["input_ids"])
+    assert s["tpn"] is not None and not s["timed_out"]
+
+
+def test_tpn_counts_to_the_value_not_to_its_wrappers_brace():
+    # \boxed{18}: the match (and e) ends at the 8, not at the } of \boxed
+    s = score_trajectory("so we get \\boxed{18} apples", ["18"], "18")
+    (start, end, e), = s["positions"].values()
+    assert "so we get \\boxed{18} apples"[start:end] == "18"
+    assert e == 7  # so we get \ boxed { 18 -> the 7th pre-token
+
+
+def test_loading_a_tokenizer_by_path_is_not_charged_to_the_budget(tmp_path):
+    tok = _smollm2_tokenizer()
+    folder = tmp_path / "tok"
+    tok.save_pretrained(folder)
+    from consensus_metrics.tokens import load_tokenizer
+
+    load_tokenizer.cache_clear()
+    # loading takes ~0.3 s here: charged to a 0.25 s budget, it would time the call out
+    s = score_trajectory("so 9*2=18", ["9*2=18"], "18", tokenizer=str(folder), budget_s=0.25)
+    assert not s["timed_out"] and s["tpn"] is not None and s["tpn_unit"] == str(folder)
+
+
 def test_token_counter_chunking_is_exact_on_long_text():
     text = ("word" * 30000 + " 12 ") * 3  # words cut by chunk boundaries
     counter = TokenCounter(None)

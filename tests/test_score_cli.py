@@ -72,3 +72,60 @@ def test_no_usable_problems_is_an_error(tmp_path):
     write_jsonl(tmp_path / "samples.jsonl", [])
     proc = run(tmp_path, "--data", "data.jsonl", "--samples", "samples.jsonl", "--out", "o.jsonl")
     assert proc.returncode == 2 and "has no 'answer'" in proc.stderr
+
+
+def _rows(path):
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_every_repeat_of_an_lm_eval_doc_and_every_line_of_a_problem_is_scored(tmp_path):
+    write_jsonl(tmp_path / "data.jsonl", DATA)
+    write_jsonl(tmp_path / "samples.jsonl", [
+        {"doc": {"id": "m1"}, "resps": [["\\boxed{0.5}", "\\boxed{2}", "\\boxed{1/2}"]]},  # lm-eval, repeats: 3
+        {"id": "g2", "completion": "\\boxed{3}"},  # one line per completion: numbered in file order
+        {"id": "g2", "completion": "\\boxed{4}"},
+        {"id": "g1", "completion": "\\boxed{18}", "response_index": 1},  # or by their own index
+        {"id": "g1", "completion": "\\boxed{17}", "response_index": 1},  # ... which may not repeat
+    ])
+    proc = run(tmp_path, "--data", "data.jsonl", "--samples", "samples.jsonl", "--out", "o.jsonl", "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    got = [(r["id"], r["sample"], r["acc"]) for r in _rows(tmp_path / "o.jsonl")]
+    assert got == [("m1", 0, 1), ("m1", 1, 0), ("m1", 2, 1), ("g2", 0, 1), ("g2", 1, 0), ("g1", 1, 1)]
+    assert "samples.jsonl:5: sample 1 of 'g1' was given on an earlier line; skipped" in proc.stderr
+    assert "scored 6 new completions" in proc.stdout and "pass@3" in proc.stdout
+    assert "pass@k is averaged over the problems with at least k samples -- 1 of 3 for pass@3" in proc.stdout
+
+
+def test_bad_inputs_are_named_by_file_and_line(tmp_path):
+    write_jsonl(tmp_path / "data.jsonl", DATA + [dict(DATA[0], answer="999")])
+    with open(tmp_path / "samples.jsonl", "wb") as fh:
+        fh.write(json.dumps({"id": "g1", "answer_text": "\\boxed{18}"}).encode() + b"\n")
+        fh.write(json.dumps({"id": "g1", "completions": "\\boxed{18}"}).encode() + b"\n")
+        fh.write(b'{"id": "g2", "completion": "caf\xe9 \\\\boxed{3}"}\n')
+    proc = run(tmp_path, "--data", "data.jsonl", "--samples", "samples.jsonl", "--out", "o.jsonl", "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    assert "data.jsonl:4: problem 'g1' is already defined at data.jsonl:1; skipped" in proc.stderr
+    assert "samples.jsonl:1: no completions" in proc.stderr and "samples.jsonl:2: no completions" in proc.stderr
+    assert "samples.jsonl:3: bytes that are not UTF-8, read as U+FFFD" in proc.stderr
+    (row,) = _rows(tmp_path / "o.jsonl")
+    assert (row["id"], row["acc"]) == ("g2", 1)  # scored with the first definition's answer
+    for args, message in ((("--data", "missing.jsonl"), "--data missing.jsonl: no such file"),
+                          (("--samples", "missing.jsonl"), "--samples missing.jsonl: no such file"),
+                          (("--out", "."), "--out .: is a directory")):
+        argv = dict(zip(("--data", "--samples", "--out"), ("data.jsonl", "samples.jsonl", "o.jsonl")))
+        argv.update(dict([args]))
+        proc = run(tmp_path, *[x for kv in argv.items() for x in kv], "--quiet")
+        assert proc.returncode == 2 and message in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_a_rerun_never_mixes_tpn_units(tmp_path):
+    write_jsonl(tmp_path / "data.jsonl", DATA)
+    write_jsonl(tmp_path / "samples.jsonl", SAMPLES[:1])
+    first = run(tmp_path, "--data", "data.jsonl", "--samples", "samples.jsonl", "--out", "sub/o.jsonl", "--quiet")
+    assert first.returncode == 0, first.stderr
+    rows = _rows(tmp_path / "sub" / "o.jsonl")
+    for row in rows:
+        row["tpn_unit"] = "some/tokenizer"
+    write_jsonl(tmp_path / "sub" / "o.jsonl", rows)
+    again = run(tmp_path, "--data", "data.jsonl", "--samples", "samples.jsonl", "--out", "sub/o.jsonl", "--quiet")
+    assert again.returncode == 2 and "rerun with the same --tokenizer" in again.stderr
