@@ -159,18 +159,21 @@ def _split_top(keys, kinds, seps) -> list[tuple[str, int, int]]:
 
 
 def commutative_key(keys, kinds, _depth: int = 0) -> str:
-    """A key equal for expressions that differ only by order of terms and factors.
+    r"""A key equal for expressions that differ only by order of terms and factors.
 
-    Terms of a depth-0 sum (with their signs) and factors of a depth-0 product of a term are
-    sorted; parenthesised factors are normalised recursively. Terms containing a depth-0 ``/``
-    keep their order. Only rearrangements that preserve value are performed.
+    Terms of a depth-0 sum (with their signs) are sorted; a term is a chain of factors joined by
+    ``*`` and ``/`` (left to right: ``a / b * c`` is ``a c / b``), whose multiplied factors and
+    whose divisors are sorted apart; bracketed groups anywhere are normalised recursively
+    (``\sqrt{9 + 16}``, ``(2 + 3)^2``). Only rearrangements that preserve value are performed.
 
     >>> from consensus_metrics.normalize import tokenize_form
     >>> k = lambda s: commutative_key(*tokenize_form(s))
     >>> k("8s + 4s^2 - 45") == k("4s^2 + 8s - 45"), k("(2s-5)(2s+9)") == k("(2s+9)(2s-5)")
     (True, True)
-    >>> k("x - 1") == k("1 - x")
-    False
+    >>> k("\\frac{6 \\cdot 4}{2}") == k("4 \\times 6 / 2"), k("\\sqrt{9 + 16}") == k("\\sqrt{16 + 9}")
+    (True, True)
+    >>> k("x - 1") == k("1 - x"), k("6 / 2") == k("2 / 6"), k("2^3") == k("3^2")
+    (False, False, False)
     """
     keys, kinds = list(keys), list(kinds)
     if not keys or _depth > 8:
@@ -186,30 +189,44 @@ def commutative_key(keys, kinds, _depth: int = 0) -> str:
         if not op:
             sign = "+"
         tk, tkinds = keys[lo:hi], kinds[lo:hi]
-        if _has_top(tk, tkinds, "/"):
-            terms.append(term_sign + SEP.join(tk))
-            continue
-        factors = []
-        for _op, flo, fhi in _split_top(tk, tkinds, ("*",)):
+        factors: list[str] = []
+        divisors: list[str] = []
+        for op, flo, fhi in _split_top(tk, tkinds, ("*", "/")):
             fk, fkinds = tk[flo:fhi], tkinds[flo:fhi]
             if len(fk) >= 2 and fkinds[0] == OPEN and fkinds[-1] == CLOSE and _wrapped(fkinds):
-                factors.append("(" + commutative_key(fk[1:-1], fkinds[1:-1], _depth + 1) + ")")
+                factor = "(" + commutative_key(fk[1:-1], fkinds[1:-1], _depth + 1) + ")"
             else:
-                factors.append(SEP.join(fk))
-        terms.append(term_sign + "*".join(sorted(factors)))
+                factor = _groups_normalised(fk, fkinds, _depth)
+            (divisors if op == "/" else factors).append(factor)
+        term = "*".join(sorted(factors))
+        if divisors:
+            term += "/" + "*".join(sorted(divisors))
+        terms.append(term_sign + term)
     return "\x01".join(sorted(terms))
 
 
-def _has_top(keys, kinds, op) -> bool:
-    depth = 0
-    for key, kind in zip(keys, kinds):
-        if kind == OPEN:
-            depth += 1
-        elif kind == CLOSE:
-            depth -= 1
-        elif depth == 0 and key == op:
-            return True
-    return False
+def _groups_normalised(keys, kinds, depth: int) -> str:
+    """``keys`` joined, each depth-0 bracketed group replaced by its :func:`commutative_key`."""
+    out: list[str] = []
+    k, n = 0, len(keys)
+    while k < n:
+        if kinds[k] == OPEN:
+            level, j = 0, k
+            while j < n:
+                if kinds[j] == OPEN:
+                    level += 1
+                elif kinds[j] == CLOSE:
+                    level -= 1
+                    if not level:
+                        break
+                j += 1
+            if j < n:  # a closed group
+                out.append(keys[k] + commutative_key(keys[k + 1:j], kinds[k + 1:j], depth + 1) + keys[j])
+                k = j + 1
+                continue
+        out.append(keys[k])
+        k += 1
+    return SEP.join(out)
 
 
 def _wrapped(kinds) -> bool:

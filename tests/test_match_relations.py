@@ -169,3 +169,14 @@ def test_modulus_notations_agree():
     for text in ("$2^{10} \\equiv 24 \\mod 1000$", "$2^{10} \\equiv 24 \\pmod{1000}$",
                  "$2^{10} \\equiv 24 \\ (\\text{mod } 1000)$", "2^10 ≡ 24 (mod 1000)"):
         assert via(text, node, symbolic=False) == "relation", text
+
+
+def test_sides_match_up_to_term_order_inside_roots_fractions_and_powers():
+    for text, node in (("$\\sqrt{9 + 16} = 5$", "\\sqrt{16+9} = 5"),
+                       ("$\\frac{12 + 8}{2} = 10$", "\\frac{8+12}{2} = 10"),
+                       ("$\\frac{6 \\times 4}{2} = 12$", "\\frac{4 \\cdot 6}{2} = 12"),
+                       ("$(2+3)^2 = 25$", "(3+2)^2 = 25"),
+                       ("$\\frac{19 \\times 1}{5 \\times 2} = 1.9$", "\\frac{1\\cdot 19}{2\\cdot 5} = 1.9")):
+        assert via(text, node, symbolic=False) == "relation", text
+    assert via("$\\frac{6}{2} = 3$", "\\frac{2}{6} = 3", symbolic=False) is None  # divisors stay divisors
+    assert via("$(2+3)^2 = 25$", "2^{(3+2)} = 25", symbolic=False) is None
