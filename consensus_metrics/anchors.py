@@ -12,8 +12,9 @@ form's anchors all appear (plus the lines a relation chain continues onto, see
   three digits (``1,000``, ``1{,}000``), or its superscript digits;
 * rational ``p/q``: two groups. The numerator's numeral (for an improper fraction also that of
   its mixed number: ``2\frac{1}{4}`` is 9/4), the decimal tail when the expansion terminates
-  (``.75`` for ``3/4``), or a Unicode vulgar fraction (one anchor for all of them); and the
-  denominator's digits (their last three from 1000 on), the decimal tail, or a vulgar fraction;
+  (``.75`` for ``3/4``; else ``\overline``, as in ``0.\overline{36}`` = 4/11), or a Unicode
+  vulgar fraction (one anchor for all of them); and the denominator's digits (their last three
+  from 1000 on), the decimal tail or ``\overline``, or a vulgar fraction;
 * identifiers: their base letter (``x`` for ``x_{1}``), Greek letters as Unicode or command;
 * words (case-insensitive) and functions by name; a relation by its signs (``=`` for an
   equation: a sentence without one cannot hold it). Numbers 0 and 1 and operators give no anchor.
@@ -36,7 +37,7 @@ import re
 from fractions import Fraction
 from functools import lru_cache
 
-from .normalize import _GREEK, FUNC, ID, NUM, REL, WORD, tokenize_form
+from .normalize import _ACCENTS, _GREEK, FUNC, ID, NUM, REL, WORD, tokenize_form
 
 _TO_SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 _FUNC_SYMBOLS = {"angle": ("angle", "∠"), "triangle": ("triangle", "△")}
@@ -151,7 +152,8 @@ def _number_groups(key: str) -> list[tuple[str, ...]]:
     p, q = body.split("/", 1)
     num, den = int(p), int(q)
     tail = _decimal_tail(Fraction(num, den))
-    extra = ((tail,) if tail else ()) + (VULGAR_ANCHOR,)
+    # a terminating decimal shows its tail; another may be written with a period (0.\overline{36})
+    extra = (tail if tail else "\\overline", VULGAR_ANCHOR)
     # numerator: its numeral, or for an improper fraction the numerator of the mixed number
     # (2\frac{1}{4} is 9/4: 9 mod 4 = 1)
     mixed = _integer_anchors(str(num % den)) if num > den else ()
@@ -179,7 +181,8 @@ def _decimal_tail(value: Fraction) -> str | None:
 
 
 def _identifier_alternatives(key: str) -> tuple[str, ...] | None:
-    base = key.split("_", 1)[0].rstrip("'")  # x_{1}, x', \foo_0: the base is what is written
+    # x_{1}, x', \bar{x} (x̄), \foo_0: the base is what is written
+    base = key.split("_", 1)[0].rstrip("'" + "".join(_ACCENTS.values()))
     if base.startswith("\\"):
         return (base[1:],) if len(base) > 1 else None
     if not base:

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from fractions import Fraction
 from math import gcd
 
 from .budget import NO_DEADLINE, Deadline
@@ -112,10 +113,13 @@ _NOOP_COMMANDS = {
 _PROSE_WRAPPERS = {"text", "textbf", "textit", "textrm", "textnormal", "mbox", "hbox", "emph", "textsf", "texttt", "textup"}
 _MATH_WRAPPERS = {
     "mathbf", "mathit", "mathbb", "mathcal", "mathsf", "mathfrak", "boldsymbol", "bm",
-    "boxed", "fbox", "framebox", "overline", "underline", "vec", "hat", "bar", "tilde",
-    "widehat", "widetilde", "overrightarrow", "overleftrightarrow", "dot", "ddot",
-    "mathring", "cancel", "bcancel", "xcancel", "mathop", "ensuremath",
+    "boxed", "fbox", "framebox", "overline", "underline", "vec", "overrightarrow",
+    "overleftrightarrow", "mathring", "cancel", "bcancel", "xcancel", "mathop", "ensuremath",
 }
+#: Accents that make another variable (the mean x̄, an estimate x̂, a derivative ẋ), kept on a
+#: single letter as a combining mark; on anything else they are dropped like the wrappers above.
+_ACCENTS = {"bar": "\u0304", "hat": "\u0302", "widehat": "\u0302", "tilde": "\u0303", "widetilde": "\u0303",
+           "dot": "\u0307", "ddot": "\u0308"}
 _DROP_ARG_COMMANDS = {"label", "ref", "eqref", "cite", "begin", "end", "hspace", "vspace", "phantom", "hphantom", "vphantom", "tag", "color", "textcolor"}
 _DOTS_COMMANDS = {"dots", "ldots", "cdots", "vdots", "ddots", "dotsb", "dotsc", "dotsm"}
 _DEGREE_COMMANDS = {"circ", "degree", "degrees"}
@@ -464,6 +468,37 @@ class _Builder:
             return
         self._push(key, NUM, start, end)
 
+    def _repeating_decimal(self, start) -> bool:
+        """``0.\\overline{36}`` (4/11), ``1.2\\overline{3}`` (37/30): a period after the decimal
+        digits, read as one exact number in place of the digits before it."""
+        raw, i, out = self.raw, self.i, self.out  # raw[i - 1] is \overline
+        if not (i >= 2 and i + 2 < len(raw) and raw[i][1] == "{" and raw[i + 1][0] == _NUM and raw[i + 2][1] == "}"
+                and raw[i + 1][1].isascii() and raw[i + 1][1].isdigit() and raw[i - 2][3] == start):
+            return False
+        prev = raw[i - 2]
+        if prev[0] == _OPC and prev[1] == "." and i >= 3 and raw[i - 3][0] == _NUM and raw[i - 3][3] == prev[2]:
+            digits, dropped, first = raw[i - 3][1] + ".", 2, raw[i - 3][2]  # 0.\overline{3}
+        elif prev[0] == _NUM and "." in prev[1]:
+            digits, dropped, first = prev[1], 1, prev[2]  # 0.1\overline{6}
+        else:
+            return False
+        whole, _, fixed = digits.partition(".")
+        if not (whole.isascii() and whole.isdigit() and (not fixed or fixed.isascii() and fixed.isdigit())
+                and len(digits) + len(raw[i + 1][1]) < 60 and len(out.keys) >= dropped
+                and out.starts[-dropped] == first and out.ends[-1] == prev[3]):
+            return False
+        period = raw[i + 1][1]
+        if not period.strip("0") or not period.strip("9"):
+            return False  # 0.\overline{9} is 1: left to the digits (anchors assume a period never ends)
+        shift = int("1" + "0" * len(fixed))  # 10^len(fixed), spelt out: exact in both builds
+        value = Fraction(int(whole + fixed), shift) + Fraction(int(period), int("9" * len(period)) * shift)
+        spaced, brk = out.spaced[-dropped], out.breaks[-dropped]
+        out.truncate(len(out.keys) - dropped)
+        self.spaced, self.brk = spaced, brk
+        self.i = i + 3
+        self._push(number_key(value), NUM, first, raw[i + 2][3])
+        return True
+
     def _skip_temperature_unit(self):
         """After a degree sign: skip ``C``, ``F`` or ``K`` (also as ``\\mathrm{C}``, ``\\text{ F}``)
         on the same line, so that ``24°C`` is 24 and not 24 times C."""
@@ -647,8 +682,13 @@ class _Builder:
                         self.out.starts[-1] = start
         elif name in _PROSE_WRAPPERS or name in ("mathrm", "operatorname"):
             self._wrapped(depth, prose=1 if name in _PROSE_WRAPPERS else -1, operator=name == "operatorname")
-        elif name in _MATH_WRAPPERS:
+        elif name in _MATH_WRAPPERS or name in _ACCENTS:
+            if name == "overline" and self._repeating_decimal(start):
+                return
             toks = self._arg(depth, whole_number=True, to_brace=False)
+            if name in _ACCENTS and len(toks) == 1 and toks[0][1] == ID:
+                self._push(toks[0][0] + _ACCENTS[name], ID, toks[0][2], toks[0][3])
+                return
             self._emit_tokens(toks, wrap=False)
         elif name in _BREAK_COMMANDS:
             self._push("⇒", PUNCT, start, end)

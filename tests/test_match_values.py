@@ -89,3 +89,10 @@ def test_temperature_scales_and_unit_abbreviations_after_numbers():
     assert covered("It costs 20 USD.", "20")
     assert covered("The area is 25π cm².", "25\\pi")
     assert not covered("Let $C = 24x$.", "24")  # a coefficient stays a coefficient
+
+
+def test_a_repeating_decimal_is_its_value_not_its_digits():
+    text = "Let $x = 0.\\overline{36}$, then $100x - x = 36$."
+    assert covered(text, "4/11") and covered(text, "36")  # 36 is stated in the second formula
+    assert not covered("Let $x = 0.\\overline{36}$.", "36")
+    assert covered("So $0.1\\overline{6} = 1/6$.", "1/6")

@@ -208,3 +208,19 @@ def test_signs_inside_arguments():
     same("x^{-2}", "x^{(-2)}")
     same("x^{3/4}", "x^{\\frac34}")
     differ("2\\frac{-3}{4}", "2 - 3/4")
+
+
+def test_repeating_decimals_are_exact():
+    same("0.\\overline{36}", "4/11", "\\frac{4}{11}")
+    same("0.1\\overline{6}", "1/6")
+    same("1.2\\overline{3}", "37/30")
+    differ("0.\\overline{3}", "0.3")
+    assert canonical_key("\\overline{AB} = 5") == "A * B = #5"  # a segment's bar is still dropped
+
+
+def test_accents_make_another_variable():
+    differ("\\bar{x} = 5", "x = 5")
+    same("\\bar{x}", "\\bar x")
+    differ("\\hat{x}", "\\bar{x}")
+    differ("\\dot{x}", "x")
+    same("\\vec{v}", "v")  # a vector's arrow is notation for the same letter
