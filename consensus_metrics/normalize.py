@@ -710,9 +710,9 @@ class _Builder:
             a = self._arg(depth, whole_number=False)
             b = self._arg(depth, whole_number=False)
             self._push("@binom", FUNC, start, end)
-            self.out.append("(", OPEN, start, start)
+            self.out.append("(", OPEN, end, end)  # the brackets and comma are zero-width, in order
             self._append_tuples(a)
-            self.out.append(",", PUNCT, start, start)
+            self.out.append(",", PUNCT, self.out.ends[-1], self.out.ends[-1])
             self._append_tuples(b)
             self.out.append(")", CLOSE, self.out.ends[-1], self.out.ends[-1])
         elif name == "pmod":  # \pmod{7} = (mod 7) = \bmod 7: the modulus of a congruence
@@ -760,8 +760,10 @@ class _Builder:
             self._push("@mod", FUNC, toks[0][2], toks[0][3], no_mult=True)
             return
         if prose < 0 and toks and self.out.kinds and self.out.kinds[-1] == NUM and _is_unit(toks):
-            # 12\,\mathrm{m}, 3\mathrm{m/s}: a unit, not a variable times the number
-            self._push("~" + "".join(t[0].lstrip("~#") for t in toks), WORD, toks[0][2], toks[-1][3])
+            # 12\,\mathrm{m}, 3\mathrm{m/s}: a unit, not a variable times the number (named as
+            # written, so that the word is an exact anchor)
+            first, last = toks[0][2], toks[-1][3]
+            self._push("~" + self.text[first:last].lower(), WORD, first, last)
             return
         self._emit_tokens(toks, wrap=False)
 
@@ -1121,7 +1123,8 @@ def _is_unit(toks) -> bool:
     ``*`` and integer powers between them (``m``, ``km/h``, ``m/s^2``)."""
     previous = None
     for key, kind, *_rest in toks:
-        if kind not in (ID, WORD) and key not in ("/", "*", "^") and not (kind == NUM and previous == "^"):
+        letters = kind == WORD or kind == ID and key.isalpha()
+        if not letters and key not in ("/", "*", "^") and not (kind == NUM and previous == "^"):
             return False
         previous = key
     return toks[0][1] in (ID, WORD)

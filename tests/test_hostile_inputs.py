@@ -120,6 +120,12 @@ def test_property_matching_never_crashes_and_is_deterministic(text, node):
             assert 0 <= m.start <= m.end <= len(text)
 
 
+def test_spans_stay_in_order_where_a_command_runs_out_of_arguments():
+    # found by the fuzz profile: \binom's brackets and comma were placed at its start
+    (m,) = match_nodes("\\binom0", ["0,"], budget_s=1.0, symbolic=False)
+    assert m.covered and 0 <= m.start <= m.end <= len("\\binom0")
+
+
 @settings(max_examples=examples(300), deadline=None)
 @given(text=st.text(max_size=300))
 def test_property_any_unicode_tokenises(text):
