@@ -777,15 +777,17 @@ class _Builder:
             return
         end = den[-1][3]
         after_operand = bool(self.out.kinds) and self.out.kinds[-1] in _OPERAND_END
-        negated = len(num) == 2 and num[0][0] == "neg" and not after_operand  # \frac{-3}{4} is -3/4
-        if len(num) == 1 + negated and len(den) == 1 and num[-1][1] == NUM and den[0][1] == NUM:
+        # \frac{-3}{4} and \frac{3}{-4} are -3/4 (not after an operand: 2\frac{-3}{4} is 2 * (-3)/4)
+        num_sign = len(num) == 2 and num[0][0] == "neg" and not after_operand
+        den_sign = len(den) == 2 and den[0][0] == "neg" and not after_operand
+        if len(num) == 1 + num_sign and len(den) == 1 + den_sign and num[-1][1] == NUM and den[-1][1] == NUM:
             try:
-                a, b = int(num[-1][0][1:]), int(den[0][0][1:])
+                a, b = int(num[-1][0][1:]), int(den[-1][0][1:])
             except ValueError:
                 a = b = 0
             if b > 1 and gcd(a, b) == 1:
-                if negated:
-                    self._push("neg", OP, start, num[0][3])
+                if num_sign != den_sign:
+                    self._push("neg", OP, start, start)
                 self._rational(a, b, start, end)
                 return
         # a numerator is a term of a product: \frac{3\sqrt{2}}{2} is 3√2/2, \frac{n(n+1)}{2} is
@@ -891,6 +893,10 @@ class _Builder:
             self._push("=", REL, start, end)
         elif s in ("<", ">"):
             self._push(s, REL, start, end)
+        elif s == "!=" and out.keys and not self.spaced and (out.kinds[-1] in (NUM, CLOSE) or out.keys[-1] in ("n", "k", "m")):
+            # 5!=120, n!=120: a factorial, then = (x != y, x!=y stay "not equal")
+            self._push("!", OP, start, start + 1, no_mult=True)
+            self._push("=", REL, start + 1, end)
         elif s in ("<=", ">=", "!="):
             self._push({"<=": "≤", ">=": "≥", "!=": "≠"}[s], REL, start, end)
         elif s == "+":

@@ -224,3 +224,12 @@ def test_accents_make_another_variable():
     differ("\\hat{x}", "\\bar{x}")
     differ("\\dot{x}", "x")
     same("\\vec{v}", "v")  # a vector's arrow is notation for the same letter
+
+
+def test_a_negative_denominator_and_a_glued_factorial():
+    same("\\frac{3}{-4}", "\\frac{-3}{4}", "-3/4")
+    same("\\frac{-3}{-4}", "3/4")
+    same("5!=120", "5! = 120")
+    same("n!=120", "n! = 120")
+    same("x!=y", "x \\ne y")  # code-style "not equal" after another letter
+    same("x != 3", "x \\neq 3")
