@@ -4,11 +4,11 @@
 # mismatch fails the compile, and tests/test_native.py then fails).
 
 cimport cython
-from consensus_metrics.normalize cimport Tokens
 
+# (no cimport from normalize: a compiled matching must load beside a normalize that runs from
+# its edited source, see _native.py)
 cdef class TextIndex:
-    cdef public object text, deadline
-    cdef public Tokens toks
+    cdef public object text, deadline, toks
     cdef public object _joined, _token_at, _chains, _sides, _by_length
     cdef public dict _comm_cache, side_ids
 

@@ -143,7 +143,8 @@ def _import_copy(tmp_path, env_extra=None, edit=None, drop_source=None):
             handle.write("\n# edited after the build\n")
     if drop_source:
         os.remove(tmp_path / "consensus_metrics" / f"{drop_source}.py")
-    script = ("import json, consensus_metrics as cm\n"
+    script = ("import json, consensus_metrics as cm\n"  # and the mixed builds work together
+              "assert [m.covered for m in cm.match_nodes('so x = 3/4', ['x = 0.75', '4'])] == [True, False]\n"
               f"print(json.dumps({{n: getattr(cm, n).__file__ for n in {list(COMPILED)!r}}}))")
     env = dict(os.environ, PYTHONPATH=str(tmp_path))
     env.pop(PURE_ENV, None)
@@ -154,12 +155,14 @@ def _import_copy(tmp_path, env_extra=None, edit=None, drop_source=None):
 
 
 @compiled_only
-@pytest.mark.parametrize("edit", ["anchors.py", "anchors.pxd"])
+@pytest.mark.parametrize("edit", ["anchors.py", "anchors.pxd", "normalize.py", "normalize.pxd"])
 def test_an_edited_source_runs_instead_of_its_older_build(tmp_path, edit):
+    # normalize is imported by every other compiled module: they must load beside its source
+    name = edit.split(".")[0]
     files, stderr = _import_copy(tmp_path, edit=edit)
-    assert files["anchors"] == str(tmp_path / "consensus_metrics" / "anchors.py")
-    assert all(not files[name].endswith(".py") for name in COMPILED if name != "anchors")
-    assert "consensus_metrics.anchors: the compiled module was built from another version" in stderr
+    assert files[name] == str(tmp_path / "consensus_metrics" / f"{name}.py")
+    assert all(not files[other].endswith(".py") for other in COMPILED if other != name)
+    assert f"consensus_metrics.{name}: the compiled module was built from another version" in stderr
 
 
 @compiled_only
