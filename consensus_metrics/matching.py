@@ -62,9 +62,10 @@ _FLIP = {"<": ">", ">": "<", "≤": "≥", "≥": "≤", "=": "=", "≡": "≡",
 # A segment ends after a sentence end (". ", "? ", and "! " after a word -- after a number it is a
 # factorial -- followed by more text on the line that does not continue the math: "n! = 120" and
 # "1 + 2 + ... + 10" go on) or at a line break, unless the next line continues a relation chain
-# ("&= 9" in align) or the line break follows the opening \[ or $$ of a display formula. Chains
-# and token sequences never cross either.
-_LINE_CUT = r"\n(?<!\\\[\n)(?<!\$\$\n)(?![ \t&]*(?:=|<|>|≤|≥|≡|\\le|\\ge|\\equiv|\\approx|\\neq))"
+# ("&= 9" in align) or the line break follows the opening \[ or $$ of a display formula or a
+# LaTeX line break \\ (the next row: its tokens still start after a break). Chains and token
+# sequences never cross either.
+_LINE_CUT = r"\n(?<!\\\[\n)(?<!\$\$\n)(?<!\\\\\n)(?![ \t&]*(?:=|<|>|≤|≥|≡|\\le|\\ge|\\equiv|\\approx|\\neq))"
 _MATH_GOES_ON = r"[=<>≤≥≠≈≡+*/^×·÷−-]|\\(?:cdot|times|div|pm|leq?|geq?|neq?|approx|equiv)(?![A-Za-z])"
 _SENTENCE_CUT = rf"[.?!](?<![^A-Za-z]!)(?<!\A!)[ \t]+(?=\S)(?!{_MATH_GOES_ON})"
 _SEGMENT_CUT_RE = re.compile(f"{_LINE_CUT}|{_SENTENCE_CUT}")

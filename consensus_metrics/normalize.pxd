@@ -39,6 +39,7 @@ cdef class _Builder:
     cdef _raw_neighbour(self, Py_ssize_t offset)
     cdef bint _mathy(self, tok)
     cdef _word(self, w, start, end, int depth)
+    cdef bint _word_operator(self, lw, start, end)
     cdef bint _next_is_word(self)
     cdef bint _between_numbers(self)
     cdef list _arg(self, int depth, bint whole_number, bint to_brace=*)

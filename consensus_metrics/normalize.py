@@ -146,14 +146,18 @@ _STOPWORDS = frozenset(
 #: Operators after which prose words that follow a number are dropped (:meth:`_Builder._drop_unit_words`).
 _BINARY_OPS = frozenset(("*", "/", "+", "-", "±"))
 #: Words that relate the numbers around them: never dropped as a unit.
+#: Words between two operands that are an operator (:meth:`_Builder._word_operator`).
+_WORD_OPERATORS = {"times": "*", "plus": "+", "minus": "-", "divided": "/", "multiplied": "*"}
 _CONNECTIVES = frozenset(
     """is are was were be been being am equals equal equaling gives give gets get got makes make means mean
     so then thus hence therefore and or but nor of to by times plus minus than which that this these those
     it its we you they he she since because when while if from into over under divided multiplied as at
-    in on for with not no yes each every all total more less fewer greater smaller percent percentage""".split()
+    in on for with not no yes each every all total more less fewer greater smaller percent percentage
+    squared cubed dozen dozens hundred hundreds thousand thousands million millions billion billions
+    twice thrice half halves double triple quarter quarters""".split()
 )
 #: Upper-case abbreviations that are units after a number and a space (``5 PM``), not products.
-_UPPER_UNITS = frozenset("AM PM USD EUR GBP GB MB KB TB MPH KPH".split())
+_UPPER_UNITS = frozenset("USD EUR GBP MPH KPH GB KB TB".split())  # not AM, PM, MB: segment names
 _TEMPERATURE_SCALES = frozenset(("C", "F", "K", "Celsius", "Fahrenheit", "Kelvin"))
 #: Words that number a heading or item with the integer after them (``Step 2:``, ``Case 1.``).
 _LABEL_WORDS = frozenset(("~step", "~case", "~part", "~method", "~approach", "~stage"))
@@ -363,7 +367,7 @@ class _Builder:
                     typ, s, start, end, ws = raw[i]
                     n = len(raw)
                 lw = s.lower()
-                if lw not in _WORD_FUNCTIONS and lw not in _UNITS and not (
+                if lw not in _WORD_FUNCTIONS and lw not in _UNITS and lw not in _WORD_OPERATORS and not (
                     i and raw[i - 1][3] == start and self._mathy(raw[i - 1])
                     and i + 1 < n and raw[i + 1][2] == end and self._mathy(raw[i + 1])
                 ):
@@ -557,6 +561,8 @@ class _Builder:
             else:
                 self._push("~" + lw, WORD, start, end)
             return
+        if lw in _WORD_OPERATORS and self._word_operator(lw, start, end):
+            return
         # function names written as words: sin(x), log 2, sqrt(3), (mod 7)
         if lw in _WORD_FUNCTIONS and nxt is not None:
             follow = nxt
@@ -582,7 +588,7 @@ class _Builder:
                 return
             self._push(w, ID, start, end)
             return
-        if prev is not None and (lw in _UNITS and (prev[0] == _NUM or prev[1] in ("π", "\\pi"))
+        if prev is not None and (lw in _UNITS and w.islower() and (prev[0] == _NUM or prev[1] in ("π", "\\pi"))
                                  or w in _UPPER_UNITS and prev[0] == _NUM and ws):
             self._push("~" + lw, WORD, start, end)  # 12 cm, 25π cm², 5 PM, 20 USD
             return
@@ -601,6 +607,26 @@ class _Builder:
             return
         for k, ch in enumerate(w):  # ab -> a * b (the implicit-product rule inserts the *)
             self._push(ch, ID, start + k, start + k + 1)
+
+    def _word_operator(self, lw, start, end) -> bool:
+        """``5 times 3``, ``12 divided by 4``, ``7 plus 2``: an operator between two operands on
+        one line (``3 times a week`` is prose)."""
+        out, raw = self.out, self.raw
+        if not out.keys or out.kinds[-1] not in _OPERAND_END or self.brk:
+            return False
+        j = self.i
+        if lw in ("divided", "multiplied"):  # ... by
+            if not (j < len(raw) and raw[j][0] == _WORD and raw[j][1].lower() == "by" and raw[j][4] == 1):
+                return False
+            j += 1
+        if not (j < len(raw) and raw[j][4] == 1 and (raw[j][0] == _NUM or raw[j][1] == "(" or raw[j][1] == "$"
+                                                     or raw[j][0] == _WORD and len(raw[j][1]) == 1
+                                                     and raw[j][1] not in "aAI")):
+            return False
+        op_end = raw[j - 1][3] if j > self.i else end  # "divided by" ends after "by"
+        self.i = j
+        self._push(_WORD_OPERATORS[lw], OP, start, op_end)
+        return True
 
     def _next_is_word(self) -> bool:
         j = self.i
@@ -793,11 +819,16 @@ class _Builder:
         # a numerator is a term of a product: \frac{3\sqrt{2}}{2} is 3√2/2, \frac{n(n+1)}{2} is
         # n(n+1)/2; a sum keeps its parentheses: \frac{x+1}{2} is (x+1)/2
         wrap = _has_top_level_sum(num) or (num[0][0] == "neg" and after_operand)
-        if not wrap:  # the numerator's span starts at \frac
+        divided = bool(self.out.keys) and self.out.keys[-1] == "/"  # 12/\frac{6}{2} is 12/(6/2)
+        if divided:
+            self._push("(", OPEN, start, start, no_mult=True)
+        elif not wrap:  # the numerator's span starts at \frac
             num = [(num[0][0], num[0][1], start) + tuple(num[0][3:])] + num[1:]
         self._emit_tokens(num, wrap=wrap, start=start)
         self.out.append("/", OP, num[-1][3], num[-1][3])
         self._emit_den(den)
+        if divided:
+            self.out.append(")", CLOSE, self.out.ends[-1], self.out.ends[-1])
 
     def _digit_fraction(self, start) -> bool:
         """The commonest fraction, ``\\frac{3}{4}``: two braced digit strings already in lowest
@@ -958,6 +989,12 @@ class _Builder:
                     out.truncate(j)
                     self._append_tuples(inside)
                     return
+                if (want == "(" and inner and j and out.kinds[j - 1] == NUM
+                        and all(kind == WORD for kind in out.kinds[j + 1:])):
+                    # 60 (minutes) / 4 = 15, x = 5 (the positive root): a remark, not a factor
+                    out.truncate(j)
+                    self.spaced = True
+                    return
                 # (3) -> 3, (x) -> x : parentheses around one atom carry no structure. The atom
                 # is emitted again where the bracket stood, with its spacing, so the usual rules
                 # apply to it (\pi (4)^2 and 2 (x) are products; 3 (4) is not).
@@ -1102,8 +1139,8 @@ def _list_marker_length(text: str, raw: list, i: int) -> int:
             return 2
         size = 2
     elif typ == _OPC and s in _BULLETS:
-        if i and (raw[i - 1][1] == "\\[" or raw[i - 1][1] == "$" and i > 1 and raw[i - 2][1] == "$"):
-            return 0  # "\\[\n- 3x = 6": a display formula's minus sign
+        if i and (raw[i - 1][1] in ("\\[", "\\\\") or raw[i - 1][1] == "$" and i > 1 and raw[i - 2][1] == "$"):
+            return 0  # "\\[\n- 3x = 6", "x = 1 \\\\\n- 3x = 6": a display formula's minus sign
         size = 1
     elif typ == _OPC and s == "(":  # (a) (ii) (1)
         if not (i + 2 < n and raw[i + 2][1] == ")" and not raw[i + 1][4] and not raw[i + 2][4]
@@ -1129,7 +1166,7 @@ def _is_unit(toks) -> bool:
     ``*`` and integer powers between them (``m``, ``km/h``, ``m/s^2``)."""
     previous = None
     for key, kind, *_rest in toks:
-        letters = kind == WORD or kind == ID and key.isalpha()
+        letters = kind == WORD or kind == ID and key.isalpha() and key not in ("e", "i", "d")  # 3\mathrm{i}
         if not letters and key not in ("/", "*", "^") and not (kind == NUM and previous == "^"):
             return False
         previous = key

@@ -180,3 +180,32 @@ def test_sides_match_up_to_term_order_inside_roots_fractions_and_powers():
         assert via(text, node, symbolic=False) == "relation", text
     assert via("$\\frac{6}{2} = 3$", "\\frac{2}{6} = 3", symbolic=False) is None  # divisors stay divisors
     assert via("$(2+3)^2 = 25$", "2^{(3+2)} = 25", symbolic=False) is None
+
+
+def test_second_review_precision_fixes():
+    # scale words are no units to drop
+    assert via("So 3 squared + 4 squared = 25.", "3 + 4 = 25", symbolic=False) is None
+    assert via("Buy 3 dozen eggs + 2 = 38 eggs.", "3 + 2 = 38", symbolic=False) is None
+    # word operators between operands
+    assert via("It is 5 times 3 = 15.", "5 * 3 = 15") == "relation"
+    assert via("It is 5 times 3 = 15.", "3 = 15", symbolic=False) is None
+    assert via("So 12 divided by 4 = 3 each.", "12 / 4 = 3") == "relation"
+    assert via("He runs 3 times a week.", "3 * a", symbolic=False) is None
+    # segment names are no units
+    assert via("Since $BM = 2 AM$, we get", "BM = 2", symbolic=False) is None
+    assert via("Then $AB = 2 CM$.", "AB = 2", symbolic=False) is None
+    assert via("It is 80 GB in all.", "80") == "tokens"
+    # constants in \mathrm are no units
+    assert via("$z = 3\\mathrm{i}$", "z = 3", symbolic=False) is None
+    # a fraction after a division sign is one divisor
+    assert via("$12/\\frac{6}{2} = 4$", "12/6/2 = 4", symbolic=False) is None
+    assert via("$12/\\frac{6}{2} = 4$", "12/(6/2) = 4") == "relation"
+    # a remark in brackets inside a computation
+    assert via("so s = 60 (minutes) / 4 = 15 here", "s = 15") == "relation"
+    assert via("so s = 60 (minutes) / 4 = 15 here", "s = 60", symbolic=False) is None
+
+
+def test_a_row_after_a_latex_line_break_keeps_its_minus():
+    text = "\\begin{aligned}\ny &= 1 \\\\\n- 3x &= 6\n\\end{aligned}"
+    assert via(text, "-3x = 6", symbolic=False) == "relation"
+    assert via(text, "3x = 6", symbolic=False) is None

@@ -85,7 +85,8 @@ def test_temperature_scales_and_unit_abbreviations_after_numbers():
         assert covered(text, "24"), text
     assert covered("So it is $12\\,\\mathrm{m}$ long.", "12")
     assert covered("The speed is $12\\,\\mathrm{m/s}$.", "12")
-    assert covered("He arrives at 5 PM.", "5")
+    assert not covered("So $AB = 5 PM$.", "5")  # PM, AM, MB are segment names: no units
+    assert covered("The file is 80 GB.", "80")
     assert covered("It costs 20 USD.", "20")
     assert covered("The area is 25π cm².", "25\\pi")
     assert not covered("Let $C = 24x$.", "24")  # a coefficient stays a coefficient
