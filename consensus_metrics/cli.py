@@ -91,16 +91,15 @@ def load_problems(paths, counters: dict) -> dict:
 def _completions(obj) -> tuple[str | None, list | None, int | None]:
     """``(problem id, completions, explicit sample index)`` of one samples line; completions is
     ``None`` when the line has no completion field in a known shape."""
-    if isinstance(obj.get("doc"), dict) and "resps" in obj:  # lm-eval samples file
-        pid = obj["doc"].get("id")
-        resps = obj.get("resps")
-        if not isinstance(resps, list):
-            return (str(pid) if pid is not None else None), None, None
-        # one entry per request (one for generate_until), each with the doc's k repeats
-        texts = [t for r in resps for t in (r if isinstance(r, list) else [r])]
-        return (str(pid) if pid is not None else None), texts, None
-    pid = obj.get("id", obj.get("problem_id"))
+    lm_eval = isinstance(obj.get("doc"), dict) and "resps" in obj  # an lm-eval samples line
+    pid = obj["doc"].get("id") if lm_eval else obj.get("id", obj.get("problem_id"))
     pid = str(pid) if pid is not None else None
+    if lm_eval:
+        resps = obj["resps"]
+        if not isinstance(resps, list):
+            return pid, None, None
+        # one entry per request (one for generate_until), each with the doc's k repeats
+        return pid, [t for r in resps for t in (r if isinstance(r, list) else [r])], None
     for key in _LIST_KEYS:
         if key in obj:
             return pid, (obj[key] if isinstance(obj[key], list) else None), None

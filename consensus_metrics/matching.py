@@ -34,7 +34,7 @@ from . import sandbox
 from .anchors import find_anchor, form_anchors, occurrence_bound, text_may_contain
 from .budget import NO_DEADLINE, BudgetExceeded, Deadline
 from .nodes import Node, coerce_nodes
-from .normalize import FUNC, ID, NUM, SEGMENT_CACHE_CHARS, Tokens, tokenize_cached
+from .normalize import FUNC, ID, NUM, SEGMENT_CACHE_CHARS, Tokens, plain_str, tokenize_cached
 from .relations import SEP, Chain, build_chains, commutative_key, split_relation
 from .symbolic import SymbolicChecker
 
@@ -594,10 +594,7 @@ def match_nodes_ex(text: str, nodes, budget_s: float | None = 1.0, symbolic: boo
 
     ``before_symbolic()`` is called once, after the cheap rules and before the symbolic step
     (the scorer collects the answer check there: both use the sandbox)."""
-    if not isinstance(text, str):
-        raise TypeError(f"text must be a str, got {type(text).__name__}")
-    if type(text) is not str:  # numpy.str_ & co.: a plain copy (the compiled anchors take exact str)
-        text = str.__str__(text)
+    text = plain_str(text)
     nodes = coerce_nodes(nodes)
     if symbolic and deadline is None:
         sandbox.warmup()  # one-time worker start-up is not charged to the budget

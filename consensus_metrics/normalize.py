@@ -143,11 +143,13 @@ _STOPWORDS = frozenset(
     make take find know need want next last same ten six top end odd box cat dog car pen cup bag hat
     ok vs eg ie hi mr ms dr st nd rd th oh ah re""".split()
 )
-#: Operators after which prose words that follow a number are dropped (:meth:`_Builder._drop_unit_words`).
-_BINARY_OPS = frozenset(("*", "/", "+", "-", "±"))
-#: Words that relate the numbers around them: never dropped as a unit.
+#: Operators before which prose words that follow a number are dropped
+#: (:meth:`_Builder._drop_unit_words`); ``+`` and ``-`` do it in ``_operator``, before deciding
+#: whether they are signs.
+_BINARY_OPS = frozenset(("*", "/", "±"))
 #: Words between two operands that are an operator (:meth:`_Builder._word_operator`).
 _WORD_OPERATORS = {"times": "*", "plus": "+", "minus": "-", "divided": "/", "multiplied": "*"}
+#: Words that relate or scale the numbers around them: never dropped as a unit.
 _CONNECTIVES = frozenset(
     """is are was were be been being am equals equal equaling gives give gets get got makes make means mean
     so then thus hence therefore and or but nor of to by times plus minus than which that this these those
@@ -1173,6 +1175,9 @@ def _is_unit(toks) -> bool:
     return toks[0][1] in (ID, WORD)
 
 
+_SUM_SIGNS = frozenset(("+", "-", "±", "∓"))
+
+
 def _has_top_level_sum(toks) -> bool:
     """Whether argument tokens hold a ``+``/``-`` (or a relation, punctuation, a word) outside
     brackets after their first token: a numerator that needs its parentheses."""
@@ -1187,8 +1192,6 @@ def _has_top_level_sum(toks) -> bool:
             return True
     return False
 
-
-_SUM_SIGNS = frozenset(("+", "-", "±", "∓"))
 
 
 def _needs_parens(toks) -> bool:
@@ -1248,11 +1251,17 @@ def _implicit_mult(pk: int, pkey: str, kind: int, key: str, spaced: bool) -> boo
 
 def tokenize(text: str, deadline: Deadline = NO_DEADLINE) -> Tokens:
     """Canonical tokens of ``text`` (any ``str``; raises :class:`BudgetExceeded` past the deadline)."""
+    return _Builder(plain_str(text), deadline).run()
+
+
+def plain_str(text) -> str:
+    """``text`` as an exact ``str`` (a subclass such as ``numpy.str_`` is copied: the compiled
+    build takes exact ``str``); raises ``TypeError`` for anything that is not a ``str``."""
+    if type(text) is str:
+        return text
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}")
-    if type(text) is not str:  # numpy.str_ & co.: a plain copy, as match_nodes makes
-        text = str.__str__(text)
-    return _Builder(text, deadline).run()
+    return str.__str__(text)
 
 
 #: Texts up to this length (a sentence, a line) are tokenised once and cached: completions of one
