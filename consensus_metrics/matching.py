@@ -17,6 +17,9 @@ thinking included). Both sides are canonicalised by :mod:`consensus_metrics.norm
 The *earliest match* is the occurrence whose last character comes first; ``NodeMatch.start`` /
 ``.end`` are slice offsets into the text.
 
+A node with ``standalone`` false (a common number) is covered only when some standalone node of
+the same list is covered as well: alone it is no evidence that the text solves this problem.
+
 >>> [m.covered for m in match_nodes("so t = 144 - 48(2.5) = 24 minutes", ["t = 24", "24", "4"])]
 [True, True, False]
 """
@@ -610,8 +613,21 @@ def match_nodes_ex(text: str, nodes, budget_s: float | None = 1.0, symbolic: boo
 
     try:
         match_text(text, nodes, deadline, checker, once, results)
-        return results, False
+        return in_context(nodes, results), False
     except BudgetExceeded:
         once()
         done = {m.node_id: m for m in results}
-        return [done.get(n.id, NodeMatch(n.id, False)) for n in nodes], True
+        return in_context(nodes, [done.get(n.id, NodeMatch(n.id, False)) for n in nodes]), True
+
+
+def in_context(nodes: list[Node], results: list[NodeMatch]) -> list[NodeMatch]:
+    """Uncover the non-standalone nodes unless a standalone node is covered (module doc).
+
+    >>> nodes = coerce_nodes([{"id": "a", "text": "x^2 = 9"}, {"id": "b", "text": "12", "kind": "value",
+    ...                        "value": "12", "standalone": False}])
+    >>> [m.covered for m in in_context(nodes, [NodeMatch("a", False), NodeMatch("b", True, 0, 2)])]
+    [False, False]
+    """
+    if all(n.standalone for n in nodes) or any(m.covered for n, m in zip(nodes, results) if n.standalone):
+        return results
+    return [m if n.standalone or not m.covered else NodeMatch(n.id, False) for n, m in zip(nodes, results)]

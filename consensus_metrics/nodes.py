@@ -1,5 +1,9 @@
 """Consensus-node records: validation of the SPEC §2 schema.
 
+A node with ``standalone: false`` (a common number such as ``12``: it occurs in many unrelated
+solutions) counts as covered only when a standalone node of the same list is covered too; see
+:func:`consensus_metrics.matching.match_nodes`. ``standalone`` defaults to true.
+
 A node file is untrusted input (it may come from an LLM extractor). :func:`coerce_nodes` turns a
 list of node dicts -- or plain strings, one form each -- into validated :class:`Node` objects and
 raises ``TypeError``/``ValueError`` naming the node and the field when something is wrong.
@@ -36,6 +40,7 @@ class Node:
     value: str | None = None
     support: float | None = None
     position: float | None = None
+    standalone: bool = True
 
 
 def _where(index: int, raw) -> str:
@@ -76,7 +81,8 @@ def coerce_node(raw, index: int = 0) -> Node:
     if isinstance(raw, dict):
         try:
             key = (index if "id" not in raw else -1, raw.get("id"), raw.get("text"), raw.get("kind"),
-                   tuple(raw.get("forms") or ()), raw.get("value"), raw.get("support"), raw.get("position"))
+                   tuple(raw.get("forms") or ()), raw.get("value"), raw.get("support"), raw.get("position"),
+                   raw.get("standalone"))
             hit = _VALIDATED.get(key)
         except TypeError:  # unhashable field values: validate (and fail) the slow way
             key = hit = None
@@ -130,6 +136,9 @@ def _coerce_node(raw, index: int) -> Node:
         value = str(value)
     elif kind == "value":
         raise ValueError(f"{where}: a 'value' node needs field 'value'")
+    standalone = raw.get("standalone", True)
+    if not isinstance(standalone, bool):
+        raise TypeError(f"{where}: field 'standalone' must be true or false, got {type(standalone).__name__}")
     return Node(
         id=node_id,
         text=text,
@@ -138,6 +147,7 @@ def _coerce_node(raw, index: int) -> Node:
         value=value,
         support=_check_unit_interval(where, "support", raw.get("support")),
         position=_check_unit_interval(where, "position", raw.get("position")),
+        standalone=standalone,
     )
 
 

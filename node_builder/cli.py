@@ -38,7 +38,7 @@ from node_builder import BUILDER_VERSION
 from node_builder.backends import BACKENDS, SamplingConfig, make_backend, solve_messages
 from node_builder.importers import load_sources, parse_source_spec
 from node_builder.llm_extractor import LLMExtractor
-from node_builder.pipeline import BuildConfig, build_record
+from node_builder.pipeline import BuildConfig, build_record, finalize
 from node_builder.refine import RefineConfig
 from node_builder.schema import Trajectory
 from node_builder.workdir import Workdir, WorkdirMismatch, code_fingerprint, write_jsonl_atomic
@@ -155,11 +155,7 @@ def run_build(benchmark: str, sources: list[str], out: Path, workdir: Path, conf
                         work.samples.append(entry)
                         samples[problem.id] = entry
                 for problem in batch:
-                    if args.samples_only:
-                        problem.trajectories = []
-                    entry = samples[problem.id]
-                    problem.trajectories.extend(
-                        Trajectory(text=t, source=f"sample:{entry['backend']}") for t in entry["samples"])
+                    _attach_samples(problem, samples[problem.id], args.samples_only)
             for problem in batch:
                 try:
                     entry = {"id": problem.id, "record": build_record(problem, config, extractor)}
@@ -177,7 +173,13 @@ def run_build(benchmark: str, sources: list[str], out: Path, workdir: Path, conf
     finally:
         if backend is not None:
             backend.close()
+    if backend_cfg:  # problems built in an earlier run: their samples join the background too
+        attached = {p.id for p in todo}
+        for problem in problems:
+            if problem.id in samples and problem.id not in attached:
+                _attach_samples(problem, samples[problem.id], args.samples_only)
     records = [done[p.id]["record"] for p in problems if "record" in done.get(p.id, {})]
+    finalize(records, problems, config, quiet=quiet)
     write_jsonl_atomic(out, records)
     skipped_builds = [done[p.id] for p in problems if "skipped" in done.get(p.id, {})]
     summary = {"benchmark": benchmark, "out": str(out), "problems": len(problems),
@@ -190,6 +192,12 @@ def run_build(benchmark: str, sources: list[str], out: Path, workdir: Path, conf
     if not quiet:
         print(json.dumps(summary), file=sys.stderr)
     return summary
+
+
+def _attach_samples(problem, entry: dict, samples_only: bool) -> None:
+    if samples_only:
+        problem.trajectories = []
+    problem.trajectories.extend(Trajectory(text=t, source=f"sample:{entry['backend']}") for t in entry["samples"])
 
 
 def _config_from_args(args) -> BuildConfig:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from consensus_metrics.matching import match_nodes_ex
 from consensus_metrics.normalize import NUM, OP, REL, canonical_key, tokenize, tokenize_form
-from consensus_metrics.relations import commutative_key, relation_chains
+from consensus_metrics.relations import commutative_key, relation_chains, split_relation
 
 #: Seconds one text may take to match all candidate nodes of a problem.
 BUDGET_S = 60.0
@@ -90,5 +90,5 @@ def standalone_numbers(text: str) -> list[tuple[str, int, int]]:
     return out
 
 
-__all__ = ["MatchBudgetExceeded", "canonical_key", "covered", "numbers_in", "order_free_key", "relation_chains",
-           "standalone_numbers"]
+__all__ = ["MatchBudgetExceeded", "canonical_key", "commutative_key", "covered", "numbers_in", "order_free_key",
+           "relation_chains", "split_relation", "standalone_numbers"]

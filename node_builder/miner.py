@@ -39,9 +39,12 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from node_builder.expand import value_text
-from node_builder.matcher import canonical_key, order_free_key, relation_chains, standalone_numbers
+from node_builder.matcher import (canonical_key, commutative_key, order_free_key, relation_chains, split_relation,
+                                  standalone_numbers)
 from node_builder.schema import Trajectory
 
+#: Markers that end a thinking trace (``<think>`` models, Sky-T1).
+THOUGHT_ENDS = ("</think>", "<|end_of_thought|>")
 #: Longest side (characters) taken into a relation candidate: longer spans are derivations.
 MAX_SIDE_CHARS = 80
 #: Smallest integer taken from prose as a value candidate (single digits occur by chance).
@@ -56,6 +59,9 @@ _COMMAND_BEFORE = re.compile(r"\\[A-Za-z]+\s*$")
 _REL_LATEX = {"=": "=", "≡": "\\equiv", "<": "<", ">": ">", "≤": "\\le", "≥": "\\ge", "≠": "\\ne",
               "∣": "\\mid", "≈": "\\approx"}
 _EQUATION_RELS = {"=", "≡"}
+_ORIENT = {">": "<", "≥": "≤", "<": "<", "≤": "≤"}
+#: Most tokens of a chain's last side taken as an expression candidate.
+MAX_RESULT_TOKENS = 24
 
 
 @dataclass
@@ -163,6 +169,13 @@ def side_source(text: str, start: int, end: int, key: str) -> str | None:
     return candidate if candidate and canonical_key(candidate) == key else None
 
 
+def _is_result(side: str) -> bool:
+    """A chain's last side worth a node of its own: a closed form or an algebraic result of a few
+    tokens (``\\sqrt{21}``, ``-2 + 7i``, ``(x-3)(x+2)``), not a bare name or a lone number."""
+    keys = canonical_key(side).split()
+    return 2 <= len(keys) <= MAX_RESULT_TOKENS
+
+
 def relation_key(text: str, kind: str) -> str:
     """Cluster key: for an equation the matcher's order-free keys of its two sides, sorted
     (``ID = BD`` ~ ``BD = ID``; ``67 + 51 - 1 = 117`` ~ ``51 + 67 - 1 = 117``: the matcher
@@ -171,6 +184,11 @@ def relation_key(text: str, kind: str) -> str:
         left, right = text.split("=")
         sides = sorted((order_free_key(left), order_free_key(right)))
         return f"{sides[0]} = {sides[1]}"
+    if kind == "proposition":  # x > 2 ~ 2 < x: one orientation, terms in any order
+        sides, rels = split_relation(text)
+        if len(rels) == 1 and rels[0] in _ORIENT:
+            (left, right), rel = (sides[1], sides[0]) if rels[0] in (">", "≥") else sides, _ORIENT[rels[0]]
+            return f"{commutative_key(*left)} {rel} {commutative_key(*right)}"
     return canonical_key(text)
 
 
@@ -204,9 +222,11 @@ class _Collector:
         sides = [(clean_side(s) if s else None, start) for s, start in sides]
         start0 = next((start for _, start in sides if start >= 0), -1)
         context = text[max(0, start0 - 60):start0] if start0 >= 0 else ""
-        pairs = [(sides[i][0], rels[i], sides[i + 1][0]) for i in range(len(rels))]
         if len(rels) > 1 and all(r == "=" for r in rels):
-            pairs.append((sides[0][0], "=", sides[-1][0]))
+            # an equality chain claims its ends equal; its middle sides are one route's rewriting
+            pairs = [(sides[0][0], "=", sides[-1][0])]
+        else:
+            pairs = [(sides[i][0], rels[i], sides[i + 1][0]) for i in range(len(rels))]
         for left, rel, right in pairs:
             if not left or not right or rel not in _REL_LATEX:
                 continue
@@ -218,6 +238,9 @@ class _Collector:
         for i, (side, start) in enumerate(sides[1:], start=1):
             if side and rels[i - 1] == "=":
                 self.value(side, t_index, start if start >= 0 else start0, context, origin)
+        last, start = sides[-1]
+        if last and len(rels) and all(r == "=" for r in rels) and number_of(last) is None and _is_result(last):
+            self.add(last, "expression", None, t_index, start if start >= 0 else start0, context, origin)
 
 
 def _chain_candidates(collector: _Collector, text: str, t_index: int) -> None:
@@ -243,14 +266,27 @@ def _prose_candidates(collector: _Collector, text: str, t_index: int) -> None:
         collector.value(text[start:end], t_index, start, text[max(0, start - 60):start], "prose")
 
 
+def mining_text(text: str) -> str:
+    """The part of a trajectory candidates are read from: after a thinking trace closed by
+    ``</think>`` or ``<|end_of_thought|>``, the written solution (the trace's detours and
+    rejected cases are no candidates; every node is still matched against the whole text).
+
+    >>> mining_text("<think>try x = 3? no.</think> So x = 4.")
+    ' So x = 4.'
+    """
+    cut = max((text.rfind(marker) + len(marker), marker) for marker in THOUGHT_ENDS)
+    solution = text[cut[0]:] if cut[0] >= len(cut[1]) else ""
+    return solution if solution.strip() else text
+
+
 def mine(trajectories: list[Trajectory]) -> list[Cluster]:
     """Clusters of candidates from the given (correct) trajectories, in first-seen order."""
     collector = _Collector()
     for index, trajectory in enumerate(trajectories):
+        text = mining_text(trajectory.text)
         for equation in trajectory.equations:
             parts = equation.split("=")
-            collector.relation([(p, -1) for p in parts], ["="] * (len(parts) - 1), index,
-                               trajectory.text, "annotation")
-        _chain_candidates(collector, trajectory.text, index)
-        _prose_candidates(collector, trajectory.text, index)
+            collector.relation([(p, -1) for p in parts], ["="] * (len(parts) - 1), index, text, "annotation")
+        _chain_candidates(collector, text, index)
+        _prose_candidates(collector, text, index)
     return list(collector.clusters.values())

@@ -29,6 +29,7 @@ import sys
 from dataclasses import asdict, dataclass, field
 
 from node_builder import BUILDER_VERSION
+from node_builder.finalize import COMMON_SHARE, finalize_records
 from node_builder.filter import filter_problem
 from node_builder.llm_extractor import ExtractionError
 from node_builder.miner import mine
@@ -40,9 +41,23 @@ from node_builder.schema import Problem, make_record
 class BuildConfig:
     refine: RefineConfig = field(default_factory=RefineConfig)
     extractor: str = "rules"
+    #: nodes in more than this share of other problems' solutions need context (node_builder.finalize)
+    common_share: float = COMMON_SHARE
 
     def to_json(self) -> dict:
-        return {"refine": asdict(self.refine), "extractor": self.extractor}
+        return {"refine": asdict(self.refine), "extractor": self.extractor, "common_share": self.common_share}
+
+
+def build_records(problems: list[Problem], config: BuildConfig, llm_extractor=None, quiet: bool = True) -> list[dict]:
+    """Every problem through :func:`build_record`, then the build-wide last steps
+    (:func:`node_builder.finalize.finalize_records`: context, redundancy, cap, order)."""
+    records = [build_record(problem, config, llm_extractor) for problem in problems]
+    return finalize(records, problems, config, quiet)
+
+
+def finalize(records: list[dict], problems: list[Problem], config: BuildConfig, quiet: bool = True) -> list[dict]:
+    """The build-wide last steps on records of :func:`build_record` (see :mod:`node_builder.finalize`)."""
+    return finalize_records(records, problems, config.common_share, config.refine.max_nodes, quiet=quiet)
 
 
 def build_record(problem: Problem, config: BuildConfig, llm_extractor=None) -> dict:

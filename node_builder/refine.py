@@ -41,6 +41,8 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
+from consensus_metrics.normalize import tokenize_form
+from consensus_metrics.symbolic import exact_value
 from node_builder.matcher import canonical_key, covered, numbers_in
 
 from node_builder.expand import expand
@@ -48,16 +50,15 @@ from node_builder.miner import Cluster, number_of
 from node_builder.number_words import number_words
 from node_builder.schema import Node, Problem
 
-DROP_REASONS = ("final_answer", "trivial", "restates_problem", "definition", "unmatched",
-                "below_support", "redundant", "over_cap")
-KIND_RANK = {"value": 0, "equation": 1, "proposition": 2, "prose_value": 3, "answer_step": 4,
-             "expression": 5}
+DROP_REASONS = ("final_answer", "answer_piece", "trivial", "fragment", "restates_problem", "definition",
+                "false_arithmetic", "unmatched", "below_support", "redundant", "over_cap")
 _DEFINITION_CONTEXT = re.compile(r"\b(let|define|denote|set|call|suppose|assume|write)\b[^.;:\n]*$", re.I)
 
 
 @dataclass
 class RefineConfig:
     min_support: float = 0.5
+    min_consensus: float = 0.75
     max_nodes: int = 8
     fallback: bool = True
     trivial_values: tuple[str, ...] = ("-1", "0", "1", "2")
@@ -81,8 +82,67 @@ def _is_name(side: str) -> bool:
     return bool(key) and "#" not in key
 
 
-def _answer_facts(answer: str) -> tuple[Fraction | None, str]:
-    return number_of(answer), canonical_key(answer)
+def _is_bare_name(side: str) -> bool:
+    """One identifier-like token (``x``, ``QR``, ``a_1``, ``\\theta``): no operator, no number."""
+    key = canonical_key(side)
+    return bool(key) and "#" not in key and len(key.split()) == 1
+
+
+@dataclass(frozen=True)
+class _Facts:
+    """What a problem says, for the drop rules."""
+
+    answer_number: Fraction | None
+    answer_key: str
+    answer_parts: frozenset  # numbers of a composite answer's components
+    part_letters: frozenset  # letters the question combines into the answer (m, n of m + n)
+    given_numbers: frozenset
+    trivial: frozenset
+
+
+_PART_REQUEST = re.compile(r"\$([^$]{3,40})\$[^$]*$")
+
+
+def part_letters(problem_text: str) -> frozenset:
+    r"""Letters the question asks to combine into the answer: ``find $m+n$`` -> ``{m, n}``.
+
+    The last ``$...$`` span of the statement when it is a sum of two or more single letters
+    (with integer coefficients): ``$m+n$``, ``$100a+b$``, ``$p+q+r$``.
+
+    >>> sorted(part_letters("... written as $\\frac{m}{n}$ where m, n are coprime. Find $m+n$."))
+    ['m', 'n']
+    >>> part_letters("Find $x$ if $2x+1 = 7$.")
+    frozenset()
+    """
+    match = _PART_REQUEST.search(problem_text.strip())
+    if not match:
+        return frozenset()
+    body = match.group(1).replace(" ", "")
+    if not re.fullmatch(r"\d*[a-zA-Z](?:[+-]\d*[a-zA-Z])+", body):
+        return frozenset()
+    letters = frozenset(re.findall(r"[a-zA-Z]", body))
+    return letters if len(letters) >= 2 else frozenset()
+
+
+def answer_parts(answer: str) -> frozenset:
+    r"""Numbers of a composite answer's components: ``(-2, 1)`` -> ``{-2, 1}``; ``{}`` otherwise.
+
+    >>> sorted(answer_parts("\\left( -2, \\frac{1}{2} \\right)")), answer_parts("12")
+    ([Fraction(-2, 1), Fraction(1, 2)], frozenset())
+    """
+    body = re.sub(r"\\(?:left|right)\b", "", answer).strip()
+    body = body.strip("()[]{} ")
+    if "," not in body:
+        return frozenset()
+    parts = [number_of(part.strip()) for part in body.split(",")]
+    return frozenset(x for x in parts if x is not None)
+
+
+def _facts(problem: Problem, config: "RefineConfig") -> _Facts:
+    return _Facts(number_of(problem.answer), canonical_key(problem.answer), answer_parts(problem.answer),
+                  part_letters(problem.problem),
+                  frozenset(number_words(problem.problem) | numbers_in(problem.problem)),
+                  frozenset(Fraction(v) for v in config.trivial_values))
 
 
 def _is_final_answer(item: _Item, answer_number, answer_key) -> bool:
@@ -102,7 +162,58 @@ def _is_final_answer(item: _Item, answer_number, answer_key) -> bool:
     return False
 
 
-def _is_arithmetic_for(text: str, values: set) -> bool:
+def _named_numbers(items: list[_Item]) -> dict[str, set]:
+    """``{letter: numbers}`` the candidate equations ``letter = number`` assign."""
+    out: dict[str, set] = {}
+    for item in items:
+        sides = _sides(item.node.text) if item.node.kind == "equation" else []
+        for side, other in (sides, sides[::-1]) if sides else ():
+            number = number_of(other)
+            if number is not None and _is_bare_name(side):
+                out.setdefault(canonical_key(side), set()).add(number)
+    return out
+
+
+def _exact(side: str) -> Fraction | None:
+    return exact_value(*tokenize_form(side))
+
+
+def drop_reason(item: _Item, facts: _Facts, pieces: set) -> str | None:
+    """Why a candidate is not a checkable intermediate result (a key of DROP_REASONS), or None."""
+    node = item.node
+    if _is_final_answer(item, facts.answer_number, facts.answer_key) or item.answer_step:
+        return "final_answer"
+    number = number_of(node.value) if node.kind == "value" else None
+    sides = _sides(node.text) if node.kind == "equation" else []
+    if number is not None:
+        if number in facts.answer_parts or number in pieces:
+            return "answer_piece"
+        if number in facts.trivial:
+            return "trivial"
+        if number in facts.given_numbers:
+            return "restates_problem"
+        return None
+    if len(sides) == 2:
+        left, right = sides
+        for name, other in ((left, right), (right, left)):
+            if not _is_bare_name(name):
+                continue
+            value = number_of(other)
+            if canonical_key(name) in facts.part_letters or value in facts.answer_parts:
+                return "answer_piece"
+            if _is_bare_name(other) or value in facts.trivial:
+                return "fragment"  # a renaming (A = j) or a trivial assignment (k = 2)
+            if value is not None and value in facts.given_numbers:
+                return "restates_problem"  # a given restated (QR = 200)
+        lv, rv = _exact(left), _exact(right)
+        if lv is not None and rv is not None and lv != rv:
+            return "false_arithmetic"  # read across rows or cases (1 = 5)
+    if _is_definition(item):
+        return "definition"
+    return None
+
+
+def is_arithmetic_for(text: str, values: set) -> bool:
     """``16-3-4=9`` or ``x = 9`` with ``9`` in ``values``: a kept value on one side and pure
     arithmetic or a bare name on the other (``2x = 18`` mixes both and is not redundant)."""
     sides = _sides(text)
@@ -144,17 +255,6 @@ def _covered(text: str, items: list[_Item]) -> dict[int, int]:
     return {int(node_id[1:]): start for node_id, start in covered(text, _as_match_nodes(items)).items()}
 
 
-def _spread(items: list[_Item], m: int) -> list[_Item]:
-    """``m`` items evenly spaced over ``items`` sorted by position."""
-    if m <= 0:
-        return []
-    ordered = sorted(items, key=lambda it: (it.node.position, it.node.text))
-    if m >= len(ordered):
-        return ordered
-    step = len(ordered) / m
-    return [ordered[int(i * step + step / 2)] for i in range(m)]
-
-
 def refine(problem: Problem, clusters: list[Cluster], trajectories: list, config: RefineConfig,
            llm_nodes: list[Node] | None = None) -> tuple[list[Node], dict[str, int], float]:
     """Return ``(nodes, drop counts, support threshold used)`` for one problem."""
@@ -164,28 +264,22 @@ def refine(problem: Problem, clusters: list[Cluster], trajectories: list, config
     for node in llm_nodes or []:
         items.append(_Item(node, None, origin_llm=True))
     stats["candidates"] = len(items)
-    answer_number, answer_key = _answer_facts(problem.answer)
-    given_numbers = number_words(problem.problem) | numbers_in(problem.problem)
-    trivial = {Fraction(v) for v in config.trivial_values}
-
+    facts = _facts(problem, config)
+    named = _named_numbers(items)
+    pieces = {x for letter in facts.part_letters for x in named.get(letter, ())}
     kept = []
     for item in items:
-        if _is_final_answer(item, answer_number, answer_key):
-            stats["final_answer"] += 1
-        elif item.node.kind == "value" and number_of(item.node.value) in trivial:
-            stats["trivial"] += 1
-        elif item.node.kind == "value" and number_of(item.node.value) in given_numbers:
-            stats["restates_problem"] += 1
-        elif _is_definition(item):
-            stats["definition"] += 1
+        reason = drop_reason(item, facts, pieces)
+        if reason:
+            stats[reason] += 1
         else:
             kept.append(item)
     in_problem = _covered(problem.problem, kept)
     stats["restates_problem"] += len(in_problem)
     kept = [it for i, it in enumerate(kept) if i not in in_problem]
 
-    # re-match against every correct trajectory
-    n = len(trajectories)
+    # re-match against every correct trajectory; support counts voices, not trajectories
+    voices = {t.voice for t in trajectories}
     hits: list[dict[int, float]] = [{} for _ in kept]
     for t_index, trajectory in enumerate(trajectories):
         length = max(len(trajectory.text), 1)
@@ -198,38 +292,23 @@ def refine(problem: Problem, clusters: list[Cluster], trajectories: list, config
             stats["unmatched"] += 1
             continue
         item.covered = tuple(sorted(where))
-        item.node.support = len(where) / n if n else 0.0
+        item.node.support = len({trajectories[t].voice for t in where}) / len(voices)
         item.node.position = sum(where.values()) / len(where)
         matched.append(item)
 
     threshold = config.min_support
-    passing = [it for it in matched if it.node.support >= threshold - 1e-9]
-    if not passing and matched and config.fallback:
-        threshold = max(it.node.support for it in matched)
-        passing = [it for it in matched if it.node.support >= threshold - 1e-9]
+    n_voices = len(voices)
+
+    def agreed(it: _Item) -> bool:  # SPEC: support floor, and a new voice likely to agree
+        k = round(it.node.support * n_voices)
+        return it.node.support >= threshold - 1e-9 and (k + 1) / (n_voices + 2) >= config.min_consensus - 1e-9
+
+    if n_voices == 1:  # one voice: no consensus to measure; its own nodes (support 1.0), or none
+        passing = matched if config.fallback else []
+    else:
+        passing = [it for it in matched if agreed(it)]
     stats["below_support"] += len(matched) - len(passing)
 
-    values = {number_of(it.node.value) for it in passing if it.node.kind == "value"}
-    final = []
-    for item in passing:
-        if item.node.kind == "equation" and _is_arithmetic_for(item.node.text, values):
-            stats["redundant"] += 1
-        else:
-            final.append(item)
-
-    def rank(it: _Item):
-        kind = "answer_step" if it.answer_step else it.node.kind
-        if kind == "value" and it.cluster is not None and set(it.cluster.origins) == {"prose"}:
-            kind = "prose_value"
-        return (-round(it.node.support, 6), KIND_RANK.get(kind, 5))
-
-    if len(final) > config.max_nodes:
-        final.sort(key=lambda it: (rank(it), it.node.position, it.node.text))
-        cut_rank = rank(final[config.max_nodes - 1])
-        sure = [it for it in final if rank(it) < cut_rank]
-        tied = [it for it in final if rank(it) == cut_rank]
-        chosen = sure + _spread(tied, config.max_nodes - len(sure))
-        stats["over_cap"] += len(final) - len(chosen)
-        final = chosen
+    final = passing
     final.sort(key=lambda it: (it.node.position, it.node.text))
     return [it.node for it in final], stats, threshold

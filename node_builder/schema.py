@@ -25,6 +25,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 NODE_KINDS = ("value", "equation", "expression", "proposition")
+#: Sources written by people (benchmark references, AoPS, maintainers): together one voice.
+HUMAN_SOURCES = frozenset({"reference", "socratic", "aops", "maintainer-written"})
 
 
 @dataclass
@@ -33,14 +35,20 @@ class Trajectory:
 
     ``text`` is what nodes are matched against (e.g. GSM8K calculator annotations removed);
     ``equations`` are extra relations the source states outside ``text`` (GSM8K ``<<a*b=c>>``);
-    ``correct`` is True/False once known (references are correct by provenance), None until the
-    math-verify filter has run.
+    ``correct`` is True/False once known, None until the math-verify filter has run.
+    ``voice`` is who solved it, for consensus: a model (its checkpoints are one voice) or
+    ``"reference"`` for every human-written source; it defaults from ``source``.
     """
 
     text: str
     source: str
     correct: bool | None = None
     equations: list[str] = field(default_factory=list)
+    voice: str = ""
+
+    def __post_init__(self):
+        if not self.voice:
+            self.voice = "reference" if self.source in HUMAN_SOURCES else self.source
 
 
 @dataclass
@@ -73,11 +81,12 @@ class Node:
     support: float = 0.0
     position: float = 0.0
     id: str = ""
+    standalone: bool = True
 
     def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "text": self.text, "kind": self.kind, "forms": list(self.forms),
                 "value": self.value, "support": round(float(self.support), 4),
-                "position": round(float(self.position), 4)}
+                "position": round(float(self.position), 4), "standalone": self.standalone}
 
 
 class BadInput(ValueError):

@@ -10,11 +10,16 @@ A source is named ``KIND:PATH`` on the command line. Kinds:
 ``aime25``           MathArena AIME 2025 folder (problems + answers, no solutions)
 ``aime25-solutions`` maintainer-written solutions markdown (``## 2025-I-1`` sections)
 ``jsonl``            generic dump of sampled trajectories (field map, see ``jsonl_dump``)
+``runs``             evaluation runs of models, one file per run (``model_runs``)
 ==================  =========================================================================
 
 :func:`load_sources` loads several sources and merges them by problem id: the first source that
 has an id defines the problem; later sources add trajectories, and a later source whose answer
-disagrees is rejected for that problem (skipped with the reason, nothing else changes).
+disagrees is rejected for that problem (skipped with the reason, nothing else changes). Sources
+that name problems by text only (``runs``) are joined to the problem with the same text
+(whitespace-insensitive); a problem the benchmark does not have is skipped with its ``file:line``.
+Answers agree when they are the same text up to spacing, ``$`` and leading zeros, or when
+math-verify finds them equal (``\\frac{1}{2}`` and ``0.5``).
 
 Example:
     >>> parse_source_spec("gsm8k-socratic:/raw/gsm8k/test_socratic.jsonl")
@@ -23,11 +28,12 @@ Example:
 
 from __future__ import annotations
 
+import re
 from functools import partial
 from pathlib import Path
 from typing import Callable
 
-from node_builder.importers import aime24, aime25, gsm8k, jsonl_dump, math500
+from node_builder.importers import aime24, aime25, gsm8k, jsonl_dump, math500, model_runs
 from node_builder.importers.result import ImportResult
 from node_builder.schema import Skipped
 
@@ -41,6 +47,7 @@ IMPORTERS: dict[str, Loader] = {
     "aime25": aime25.load_matharena,
     "aime25-solutions": aime25.load_solutions,
     "jsonl": jsonl_dump.load,
+    "runs": model_runs.load,
 }
 
 
@@ -51,10 +58,34 @@ def parse_source_spec(spec: str) -> tuple[str, str]:
     return kind, path
 
 
+def text_key(problem_text: str) -> str:
+    """Whitespace-insensitive key of a problem statement (joins ``runs`` lines to problems)."""
+    return " ".join(problem_text.split())
+
+
+def _plain_answer(answer: str) -> str:
+    text = re.sub(r"[\s$]", "", answer)
+    return (text.lstrip("0") or "0") if text.isdigit() else text
+
+
+def same_answer(a: str, b: str) -> bool:
+    r"""Two gold answers name the same thing (see module doc).
+
+    >>> same_answer("025", "25"), same_answer("\\frac{1}{2}", "0.5"), same_answer("3", "4")
+    (True, True, False)
+    """
+    if _plain_answer(a) == _plain_answer(b):
+        return True
+    from node_builder.filter import is_correct
+
+    return is_correct(a, f"\\boxed{{{b}}}")
+
+
 def load_sources(specs: list[str], benchmark: str, fields: dict[str, str] | None = None) -> ImportResult:
     """Load and merge ``KIND:PATH`` sources (see module doc). A missing file is a clear error."""
     merged = ImportResult()
-    by_id = {}
+    by_id: dict = {}
+    by_text: dict = {}
     for spec in specs:
         kind, path = parse_source_spec(spec)
         if not Path(path).exists():
@@ -65,16 +96,24 @@ def load_sources(specs: list[str], benchmark: str, fields: dict[str, str] | None
         loaded = IMPORTERS[kind](path, **kwargs)
         merged.skipped.extend(loaded.skipped)
         for problem in loaded.problems:
-            base = by_id.get(problem.id)
+            if not problem.id:  # named by its text only
+                base = by_text.get(text_key(problem.problem))
+                if base is None:
+                    merged.skipped.append(Skipped(problem.origin or spec, "problem not in the benchmark "
+                                                  f"(no {benchmark} problem has this text)"))
+                    continue
+            else:
+                base = by_id.get(problem.id)
             if base is None:
                 by_id[problem.id] = problem
+                by_text.setdefault(text_key(problem.problem), problem)
                 merged.problems.append(problem)
                 continue
-            if problem.answer.strip() != base.answer.strip():
+            if not same_answer(base.answer, problem.answer):
                 merged.skipped.append(Skipped(
                     problem.origin or spec,
                     f"answer {problem.answer!r} disagrees with {base.answer!r} from {base.origin}; "
-                    f"its {len(problem.trajectories)} trajectories are not used", problem.id))
+                    f"its {len(problem.trajectories)} trajectories are not used", base.id))
                 continue
             base.trajectories.extend(problem.trajectories)
             if not base.solution and problem.solution:

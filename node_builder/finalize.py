@@ -1,0 +1,151 @@
+r"""Stage 3b, across the whole build: context for common nodes, redundancy, cap, order.
+
+:func:`node_builder.refine.refine` decides each problem's consensus nodes on its own. Whether a
+node is *distinctive* can only be measured against the other problems, so the last steps run
+once the records of the whole build exist (deterministic: same records and sources, same
+output):
+
+1. **background frequency** — for every node, the share of sampled trajectories of the build's
+   *other* problems that cover it (``consensus_metrics.match_nodes``, the scoring rules; the
+   problem's own trajectories are left out)::
+
+       df(node, p) = #{sampled texts of problems != p covering node} / #{sampled texts of problems != p}
+
+   Sampling is deterministic (:data:`BACKGROUND_TEXTS` texts ordered by a hash of problem id and
+   trajectory index).
+2. **context** — a node with ``df > common_share`` (default 0.02; a bare ``12`` or ``\sqrt{2}``)
+   gets ``standalone: false``: the matcher credits it only when a standalone node of the same
+   problem (an equation, a rare number) is covered too. A record without any standalone node
+   loses its nodes (they could never be credited); its note says why.
+3. **redundant** — an arithmetic equation (or bare assignment) whose result is a *standalone*
+   value node of the problem (``16-3-4=9`` beside a rare ``9``) is the same checkpoint matched
+   more strictly: dropped. Beside a common value it stays: it gives that value its context.
+4. **cap** — at most ``max_nodes`` (8): rank by support, then standalone before common, then
+   equations and values before expressions and propositions; where the cut falls inside a tie,
+   keep nodes spread evenly over the solution. NCR keeps a resolution of 1/8 without rewarding
+   one path's incidental detail.
+5. **order** by position (ties by text); ids ``n1..nk``.
+
+Example:
+    >>> from node_builder.schema import Problem, Trajectory
+    >>> probs = [Problem(f"t/{i}", "t", "?", "1", trajectories=[Trajectory(f"so x = 12 and {i}00 + 1", "reference")])
+    ...          for i in range(5)]
+    >>> rec = {"id": "t/0", "nodes": [
+    ...     {"id": "n1", "text": "12", "kind": "value", "value": "12", "forms": ["12"], "support": 1.0, "position": 0.1},
+    ...     {"id": "n2", "text": "x^2 = 7", "kind": "equation", "value": None, "forms": ["x^2 = 7"], "support": 1.0,
+    ...      "position": 0.5}], "provenance": {"note": "", "refine": {"redundant": 0, "over_cap": 0}}}
+    >>> [(n["text"], n["standalone"]) for n in finalize_records([rec], probs)[0]["nodes"]]
+    [('12', False), ('x^2 = 7', True)]
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+
+from tqdm import tqdm
+
+from consensus_metrics import match_nodes
+from node_builder.miner import number_of
+from node_builder.refine import is_arithmetic_for
+from node_builder.schema import Problem
+
+#: A node covered by more than this share of other problems' solutions needs context.
+COMMON_SHARE = 0.02
+#: Background texts sampled (the estimate's resolution is 1 / this).
+BACKGROUND_TEXTS = 600
+#: Cap rank of a kind (lower first) among nodes of equal support and standalone-ness.
+KIND_RANK = {"equation": 0, "value": 0, "expression": 1, "proposition": 1}
+
+
+def background_sample(problems: Iterable[Problem], size: int = BACKGROUND_TEXTS) -> list[tuple[str, str]]:
+    """``(problem id, text)`` of up to ``size`` trajectories, chosen by a hash (deterministic)."""
+    pool = [(hashlib.sha1(f"{p.id}\x00{i}".encode()).hexdigest(), p.id, t.text)
+            for p in problems for i, t in enumerate(p.trajectories) if t.text.strip()]
+    pool.sort()
+    return [(pid, text) for _, pid, text in pool[:size]]
+
+
+def _probe_key(node: dict) -> tuple:
+    return (node["kind"], node["value"], *node["forms"])
+
+
+def background_hits(records: list[dict], sample: list[tuple[str, str]], quiet: bool = True) -> dict[tuple, list[str]]:
+    """``{node key: [problem id of every sampled text covering it]}`` for every node of ``records``."""
+    probes: dict[tuple, dict] = {}
+    for record in records:
+        for node in record["nodes"]:
+            probes.setdefault(_probe_key(node), {"id": f"p{len(probes)}", "text": node["text"], "kind": node["kind"],
+                                                 "value": node["value"], "forms": node["forms"]})
+    hits: dict[tuple, list[str]] = {key: [] for key in probes}
+    by_id = {probe["id"]: key for key, probe in probes.items()}
+    if probes:
+        nodes = list(probes.values())
+        for pid, text in tqdm(sample, desc="background", unit="text", disable=quiet):
+            for match in match_nodes(text, nodes, budget_s=None, symbolic=False):
+                if match.covered:
+                    hits[by_id[match.node_id]].append(pid)
+    return hits
+
+
+def _spread(nodes: list[dict], m: int) -> list[dict]:
+    """``m`` nodes evenly spaced over ``nodes`` sorted by position."""
+    ordered = sorted(nodes, key=lambda n: (n["position"], n["text"]))
+    if m >= len(ordered):
+        return ordered
+    step = len(ordered) / m
+    return [ordered[int(i * step + step / 2)] for i in range(m)] if m > 0 else []
+
+
+def _cap(nodes: list[dict], max_nodes: int) -> list[dict]:
+    def rank(n: dict) -> tuple:
+        return (-round(n["support"], 6), not n["standalone"], KIND_RANK.get(n["kind"], 1))
+
+    if len(nodes) <= max_nodes:
+        return nodes
+    ordered = sorted(nodes, key=lambda n: (rank(n), n["position"], n["text"]))
+    cut = rank(ordered[max_nodes - 1])
+    sure = [n for n in ordered if rank(n) < cut]
+    tied = [n for n in ordered if rank(n) == cut]
+    return sure + _spread(tied, max_nodes - len(sure))
+
+
+def finalize_record(record: dict, shares: list[float], common_share: float, max_nodes: int) -> dict:
+    """Steps 2-5 for one record, given each node's background share (in node order)."""
+    nodes = record["nodes"]
+    for node, share in zip(nodes, shares):
+        node["standalone"] = share <= common_share
+    stats = record["provenance"]["refine"]
+    rare_values = {number_of(n["value"]) for n in nodes if n["kind"] == "value" and n["standalone"]}
+    kept = [n for n in nodes if not (n["kind"] == "equation" and is_arithmetic_for(n["text"], rare_values))]
+    stats["redundant"] += len(nodes) - len(kept)
+    capped = _cap(kept, max_nodes)
+    stats["over_cap"] += len(kept) - len(capped)
+    if capped and not any(n["standalone"] for n in capped):
+        common = ", ".join(n["text"] for n in capped)
+        note = (f"only common nodes ({common}), each covered by more than {common_share:.0%} of other problems' "
+                "solutions, and no distinctive node to give them context")
+        prov = record["provenance"]
+        prov["note"] = f"{prov['note']}; {note}" if prov.get("note") else note
+        capped = []
+    capped.sort(key=lambda n: (n["position"], n["text"]))
+    for i, node in enumerate(capped, start=1):
+        node["id"] = f"n{i}"
+    record["nodes"] = capped
+    return record
+
+
+def finalize_records(records: list[dict], problems: Iterable[Problem], common_share: float = COMMON_SHARE,
+                     max_nodes: int = 8, size: int = BACKGROUND_TEXTS, quiet: bool = True) -> list[dict]:
+    """Steps 1-5 for every record (in place; also returned); see module doc."""
+    sample = background_sample(problems, size)
+    hits = background_hits(records, sample, quiet)
+    per_problem: dict[str, int] = {}
+    for pid, _ in sample:
+        per_problem[pid] = per_problem.get(pid, 0) + 1
+    for record in records:
+        others = len(sample) - per_problem.get(record["id"], 0)
+        shares = [sum(1 for pid in hits[_probe_key(n)] if pid != record["id"]) / others if others else 0.0
+                  for n in record["nodes"]]
+        finalize_record(record, shares, common_share, max_nodes)
+    return records
