@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from consensus_metrics.records import jsonl_values
+from consensus_metrics.records import describe_line_error, jsonl_values
 
 
 class WorkdirMismatch(RuntimeError):
@@ -75,7 +75,7 @@ class JsonlLog:
             return entries
         for lineno, entry, err in jsonl_values(self.path, encoding_errors="strict"):
             if err is not None:
-                raise RuntimeError(f"{self.path}:{lineno}: corrupt work-dir line ({err.msg}); "
+                raise RuntimeError(f"{self.path}:{lineno}: corrupt work-dir line ({describe_line_error(err)}); "
                                    "delete the work dir to start over") from err
             entries[entry["id"]] = entry
         return entries

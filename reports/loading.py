@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
-from consensus_metrics.records import jsonl_values
+from consensus_metrics.records import LineError, describe_line_error, jsonl_values
 
 RESULTS_NAME = re.compile(
     r"^(?P<stem>.+)_(?P<ts>\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d+)?)\.json$")
@@ -136,7 +136,7 @@ def benchmark_sort_key(key: str) -> tuple[int, str]:
 def read_json(path: Path) -> Any:
     """Parse one JSON file; a clear :class:`ReportInputError` naming ``path`` otherwise."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")
     except OSError as err:
         raise ReportInputError(f"{path}: cannot read ({err.strerror or err})") from err
     except UnicodeDecodeError as err:
@@ -150,10 +150,11 @@ def read_json(path: Path) -> Any:
 
 def iter_jsonl(path: Path) -> Iterator[tuple[int, dict]]:
     """Yield ``(line number, object)`` for each non-empty line of a JSONL file; errors name
-    ``path:line``."""
-    lineno = 0
+    ``path:line`` (corrupt JSON, bytes that are not UTF-8, a lone surrogate)."""
     try:
         for lineno, row, err in jsonl_values(path, encoding_errors="strict"):
+            if isinstance(err, LineError):
+                raise ReportInputError(f"{path}:{lineno}: {describe_line_error(err)}") from err
             if err is not None:
                 raise ReportInputError(f"{path}:{lineno}: corrupt JSON ({err.msg} at column {err.colno})") from err
             if not isinstance(row, dict):
@@ -161,8 +162,6 @@ def iter_jsonl(path: Path) -> Iterator[tuple[int, dict]]:
             yield lineno, row
     except OSError as err:
         raise ReportInputError(f"{path}: cannot read ({err.strerror or err})") from err
-    except UnicodeDecodeError as err:
-        raise ReportInputError(f"{path}:{lineno + 1}: not UTF-8 text ({err.reason})") from err
 
 
 def _as_float(value: Any) -> float | None:
