@@ -31,6 +31,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from consensus_metrics.budget import check_budget
 from training_recipes.guards import GuardConfig
 from training_recipes.scoring import CompletionScore, completion_text, score_completions
 
@@ -90,7 +91,9 @@ class ConsensusReward:
         self.guard = guard if guard is not None else GuardConfig()
         self.track_ncr = bool(track_ncr) or mode != "outcome"
         self.workers = int(workers or 0)
-        self.budget_s = float(budget_s)
+        self.budget_s = check_budget(budget_s)
+        if self.budget_s is None:
+            raise ValueError("budget_s must be a finite number > 0, got None")
         self.__name__ = f"consensus_{mode}"
 
     def __repr__(self) -> str:

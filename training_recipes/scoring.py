@@ -75,14 +75,13 @@ def completion_text(completion: Any) -> str:
     return str(completion)
 
 
-def _as_nodes(nodes: Any) -> list:
-    if nodes is None:
-        return []
-    if isinstance(nodes, str):
-        from training_recipes.data import normalise_nodes
+def _as_nodes(nodes: Any, where: str) -> list:
+    """One row's nodes in a documented shape -- a list (or tuple) of node dicts or strings, its
+    JSON string, or None -- as node dicts; anything else raises ``TrainingDataError`` naming
+    ``where`` (a dict must not become its keys)."""
+    from training_recipes.data import normalise_nodes
 
-        return normalise_nodes(nodes)
-    return list(nodes)
+    return normalise_nodes(list(nodes) if isinstance(nodes, tuple) else nodes, where)
 
 
 _POOLS: dict[int, Any] = {}
@@ -194,7 +193,8 @@ def score_completions(
     Args:
         texts: completion texts.
         answers: gold answers (math-verify gold).
-        nodes_list: each problem's nodes (list of node dicts/strings, a JSON string, or None).
+        nodes_list: each problem's nodes (list of node dicts/strings, a JSON string, or None);
+            another shape raises ``TrainingDataError`` naming the row.
         guard: reward-hacking guard thresholds; None uses :class:`GuardConfig` defaults.
         need_nodes: False scores ``acc`` only (no node matching at all).
         workers: >1 scores in a persistent pool of that many worker processes (spawned and warmed
@@ -206,8 +206,9 @@ def score_completions(
         raise ValueError(
             f"score_completions: {len(texts)} texts, {len(answers)} answers, {len(nodes_list)} node lists"
         )
-    items = [("" if t is None else str(t), _as_nodes(n), "" if a is None else str(a), guard, need_nodes, budget_s)
-             for t, a, n in zip(texts, answers, nodes_list, strict=True)]
+    items = [("" if t is None else str(t), _as_nodes(n, f"row {i}, column 'nodes'"), "" if a is None else str(a),
+              guard, need_nodes, budget_s)
+             for i, (t, a, n) in enumerate(zip(texts, answers, nodes_list, strict=True))]
     if workers and workers > 1 and len(items) > 1:
         size = max(1, min(16, len(items) // (4 * workers)))
         chunks = [items[i : i + size] for i in range(0, len(items), size)]
