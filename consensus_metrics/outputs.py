@@ -72,17 +72,19 @@ def _probe_creatable(path: str, flag: str, shown: str | None = None) -> None:
     os.unlink(probe)
 
 
-def check_output_file(out: str | os.PathLike, inputs: Inputs = (), flag: str = "--out") -> Path:
+def check_output_file(out: str | os.PathLike, inputs: Inputs = (), flag: str = "--out",
+                      folders: Inputs = ()) -> Path:
     """Refuse an output *file* that cannot work (see the module docstring); creates nothing.
 
-    ``inputs`` are ``(flag, path)`` pairs of the command's inputs (files or folders).
+    ``inputs`` are ``(flag, path)`` pairs of the command's inputs (files or folders);
+    ``folders`` are input folders that may not exist yet (a work dir).
     """
     shown, out = os.fspath(out), Path(out)
-    for label, path in inputs:
+    for label, path in [*inputs, *folders]:
         if _same(out, path):
             raise OutputPathError(f"{flag} {shown} is also the input {label} {path}: writing would "
                                   f"destroy it; choose another {flag}")
-        if os.path.isdir(path) and _inside(out, path):
+        if (os.path.isdir(path) or (label, path) in folders) and _inside(out, path):
             raise OutputPathError(f"{flag} {shown} lies inside the input {label} {path}; choose another {flag}")
     if out.is_dir():
         raise OutputPathError(f"{flag} {shown}: is a directory (give a file name)")
