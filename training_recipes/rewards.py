@@ -18,8 +18,9 @@ with $e$ the trainer's (fractional) epoch, read from ``trainer_state.epoch``.
 Paper: "ConsensusBench: Benchmark of Consensus Nodes for LLM Reasoning via Outcome Reward
 Densifying" (arXiv 2609.04648), ConsensusPR.
 
-Scoring has a time budget per completion (``budget_s``); a completion that runs out of it twice
-gets the reward ``None``, which TRL treats as unscorable (zero advantage) instead of a wrong 0.
+Scoring has one hard time budget per completion (``budget_s``, finite and > 0) that bounds all of
+it -- guard, node matching, answer check, node-pasting rule; a completion that runs out of it gets
+the reward ``None``, which TRL treats as unscorable (zero advantage) instead of a wrong 0.
 
 Each reward logs ``<name>/acc`` and ``<name>/ncr`` (batch means, through TRL's ``log_metric``) and
 the per-completion ``acc``/``ncr`` columns (``log_extra``), so every run shows both curves, the
@@ -115,7 +116,7 @@ class ConsensusReward:
         scores = self.score(completions, answers, nodes_col)
         epoch = getattr(trainer_state, "epoch", None) if trainer_state is not None else None
         epoch = float(epoch) if epoch is not None and not math.isnan(float(epoch)) else 0.0
-        # A completion whose scoring timed out twice is unscorable: None (TRL gives it zero advantage).
+        # A completion whose scoring ran out of its budget is unscorable: None (TRL gives it zero advantage).
         rewards = [None if s.timed_out else mix_reward(self.mode, s.acc, s.ncr, self.alpha, epoch, self.switch_epoch)
                    for s in scores]
         if log_metric is not None and scores:
