@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import stat
 import tempfile
 from pathlib import Path
 from typing import Callable, Iterable
@@ -157,12 +158,13 @@ class LockedOutput:
         handle, temporary = tempfile.mkstemp(prefix=f".{self.path.name}.", dir=self.path.parent)
         try:
             fcntl.flock(handle, fcntl.LOCK_EX)  # nobody else knows the new file yet: immediate
-            with os.fdopen(os.dup(handle), "w", encoding="utf-8") as stream:
+            # surrogateescape: lines read that way keep their exact bytes, even ones that are not UTF-8
+            with os.fdopen(os.dup(handle), "w", encoding="utf-8", errors="surrogateescape") as stream:
                 for line in lines:
                     stream.write(line + "\n")
                 stream.flush()
                 os.fsync(stream.fileno())
-            os.chmod(temporary, 0o644)
+            os.chmod(temporary, stat.S_IMODE(os.fstat(self.fd).st_mode))  # the file keeps its mode
             os.replace(temporary, self.path)
         except BaseException:
             os.close(handle)

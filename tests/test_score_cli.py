@@ -293,3 +293,23 @@ def test_out_of_range_settings_are_refused_up_front(tmp_path, args, message):
     write_jsonl(tmp_path / "samples.jsonl", SAMPLES)
     proc = _score(tmp_path, *args)
     assert proc.returncode == 2 and message in proc.stderr and not (tmp_path / "o.jsonl").exists()
+
+
+def test_a_rewrite_of_out_keeps_every_line_it_does_not_replace(tmp_path):
+    write_jsonl(tmp_path / "data.jsonl", DATA)
+    write_jsonl(tmp_path / "samples.jsonl", SAMPLES[:2])
+    assert _score(tmp_path).returncode == 0
+    rows = _rows(tmp_path / "o.jsonl")
+    rows[0]["timed_out"] = True  # forces a rewrite of the file
+    foreign = json.dumps({"id": "m1", "sample": 5, "acc": 1, "tpn_unit": rows[0]["tpn_unit"]}).encode()
+    with open(tmp_path / "o.jsonl", "wb") as fh:
+        for row in rows:
+            fh.write(json.dumps(row).encode() + b"\n")
+        fh.write(b"a note in caf\xe9 latin-1\n" + foreign + b"\n")
+    (tmp_path / "o.jsonl").chmod(0o600)
+    proc = _score(tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "also holds 1 row(s) of completions that are not in --samples: kept, not in the table" in proc.stdout
+    data = (tmp_path / "o.jsonl").read_bytes()
+    assert b"a note in caf\xe9 latin-1\n" + foreign + b"\n" in data and len(data.splitlines()) == 5
+    assert (tmp_path / "o.jsonl").stat().st_mode & 0o777 == 0o600
