@@ -18,8 +18,9 @@ with $e$ the trainer's (fractional) epoch, read from ``trainer_state.epoch``.
 Paper: "ConsensusBench: Benchmark of Consensus Nodes for LLM Reasoning via Outcome Reward
 Densifying" (arXiv 2609.04648), ConsensusPR.
 
-Scoring has a time budget per completion (``budget_s``); a completion that runs out of it twice
-gets the reward ``None``, which TRL treats as unscorable (zero advantage) instead of a wrong 0.
+Scoring has one hard time budget per completion (``budget_s``, finite and > 0) that bounds all of
+it -- guard, node matching, answer check, node-pasting rule; a completion that runs out of it gets
+the reward ``None``, which TRL treats as unscorable (zero advantage) instead of a wrong 0.
 
 Each reward logs ``<name>/acc`` and ``<name>/ncr`` (batch means, through TRL's ``log_metric``) and
 the per-completion ``acc``/``ncr`` columns (``log_extra``), so every run shows both curves, the
@@ -31,6 +32,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from consensus_metrics.budget import check_budget
 from training_recipes.guards import GuardConfig
 from training_recipes.scoring import CompletionScore, completion_text, score_completions
 
@@ -90,7 +92,9 @@ class ConsensusReward:
         self.guard = guard if guard is not None else GuardConfig()
         self.track_ncr = bool(track_ncr) or mode != "outcome"
         self.workers = int(workers or 0)
-        self.budget_s = float(budget_s)
+        self.budget_s = check_budget(budget_s)
+        if self.budget_s is None:
+            raise ValueError("budget_s must be a finite number > 0, got None")
         self.__name__ = f"consensus_{mode}"
 
     def __repr__(self) -> str:
@@ -112,7 +116,7 @@ class ConsensusReward:
         scores = self.score(completions, answers, nodes_col)
         epoch = getattr(trainer_state, "epoch", None) if trainer_state is not None else None
         epoch = float(epoch) if epoch is not None and not math.isnan(float(epoch)) else 0.0
-        # A completion whose scoring timed out twice is unscorable: None (TRL gives it zero advantage).
+        # A completion whose scoring ran out of its budget is unscorable: None (TRL gives it zero advantage).
         rewards = [None if s.timed_out else mix_reward(self.mode, s.acc, s.ncr, self.alpha, epoch, self.switch_epoch)
                    for s in scores]
         if log_metric is not None and scores:

@@ -15,11 +15,13 @@ A source is named ``KIND:PATH`` on the command line. Kinds:
 
 :func:`load_sources` loads several sources and merges them by problem id: the first source that
 has an id defines the problem; later sources add trajectories, and a later source whose answer
-disagrees is rejected for that problem (skipped with the reason, nothing else changes). Sources
-that name problems by text only (``runs``) are joined to the problem with the same text
-(whitespace-insensitive); a problem the benchmark does not have is skipped with its ``file:line``.
-Answers agree when they are the same text up to spacing, ``$`` and leading zeros, or when
-math-verify finds them equal (``\\frac{1}{2}`` and ``0.5``).
+disagrees is rejected for that problem (skipped with the reason, nothing else changes). A later
+problem under an id no earlier source has, whose statement (whitespace aside) is that of exactly
+one earlier problem, is merged into that problem: ids derived from file names or line numbers
+(GSM8K) must not keep renamed copies of one benchmark apart. Sources that name problems by
+statement only (``runs``: no id) must match an earlier problem so; one the benchmark does not have
+is skipped with its ``file:line``. Answers agree when they are the same text up to spacing, ``$``
+and leading zeros, or when math-verify finds them equal (``\\frac{1}{2}`` and ``0.5``).
 
 Example:
     >>> parse_source_spec("gsm8k-socratic:/raw/gsm8k/test_socratic.jsonl")
@@ -35,7 +37,7 @@ from typing import Callable
 
 from node_builder.importers import aime24, aime25, gsm8k, jsonl_dump, math500, model_runs
 from node_builder.importers.result import ImportResult
-from node_builder.schema import Skipped
+from node_builder.schema import Problem, Skipped
 
 Loader = Callable[..., ImportResult]
 
@@ -84,8 +86,8 @@ def same_answer(a: str, b: str) -> bool:
 def load_sources(specs: list[str], benchmark: str, fields: dict[str, str] | None = None) -> ImportResult:
     """Load and merge ``KIND:PATH`` sources (see module doc). A missing file is a clear error."""
     merged = ImportResult()
-    by_id: dict = {}
-    by_text: dict = {}
+    by_id: dict[str, Problem] = {}
+    by_statement: dict[str, Problem | None] = {}  # statement -> its problem (None: several have it)
     for spec in specs:
         kind, path = parse_source_spec(spec)
         if not Path(path).exists():
@@ -95,19 +97,20 @@ def load_sources(specs: list[str], benchmark: str, fields: dict[str, str] | None
             kwargs["fields"] = fields
         loaded = IMPORTERS[kind](path, **kwargs)
         merged.skipped.extend(loaded.skipped)
+        earlier = dict(by_statement)
         for problem in loaded.problems:
-            if not problem.id:  # named by its text only
-                base = by_text.get(text_key(problem.problem))
-                if base is None:
-                    merged.skipped.append(Skipped(problem.origin or spec, "problem not in the benchmark "
-                                                  f"(no {benchmark} problem has this text)"))
-                    continue
-            else:
-                base = by_id.get(problem.id)
+            statement = text_key(problem.problem)
+            base = by_id.get(problem.id) if problem.id else None
+            base = base or (earlier.get(statement) if statement else None)
+            if base is None and not problem.id:  # named by its statement only
+                merged.skipped.append(Skipped(problem.origin or spec, "problem not in the benchmark "
+                                              f"(no single {benchmark} problem has this statement)"))
+                continue
             if base is None:
                 by_id[problem.id] = problem
-                by_text.setdefault(text_key(problem.problem), problem)
                 merged.problems.append(problem)
+                if statement:
+                    by_statement[statement] = None if statement in by_statement else problem
                 continue
             if not same_answer(base.answer, problem.answer):
                 merged.skipped.append(Skipped(
