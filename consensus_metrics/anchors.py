@@ -222,7 +222,16 @@ def _token_groups(key: str, kind: int) -> list[tuple[str, ...]]:
 @lru_cache(maxsize=65536)
 def form_anchors(form: str) -> tuple[tuple[str, ...], ...]:
     """Anchor groups of a form, most selective first: each group needs one alternative present."""
-    keys, kinds = tokenize_form(form)
+    return token_anchors(*tokenize_form(form))
+
+
+def token_anchors(keys, kinds) -> tuple[tuple[str, ...], ...]:
+    """Anchor groups of canonical tokens (a chain side), most selective first, as
+    :func:`form_anchors` gives them for a form.
+
+    >>> token_anchors(("#2", "*", "x"), (0, 3, 1)) == form_anchors("2x")
+    True
+    """
     groups: list[tuple[str, ...]] = []
     for key, kind in zip(keys, kinds):
         for alts in _token_groups(key, kind):

@@ -36,6 +36,7 @@ from typing import NamedTuple
 from . import sandbox
 from .anchors import find_anchor, form_anchors, occurrence_bound, text_may_contain
 from .budget import NO_DEADLINE, BudgetExceeded, Deadline
+from .chaining import ChainFollower
 from .nodes import Node, coerce_nodes
 from .normalize import FUNC, ID, NUM, SEGMENT_CACHE_CHARS, Tokens, plain_str, tokenize_cached
 from .relations import SEP, Chain, build_chains, commutative_key, split_relation
@@ -51,7 +52,7 @@ class NodeMatch(NamedTuple):
     start: int | None = None
     end: int | None = None
     form: str | None = None
-    via: str | None = None  # "tokens", "relation", "commutative" or "symbolic"
+    via: str | None = None  # "tokens", "relation", "commutative", "chain" or "symbolic"
 
 
 _VALUE_LEFT_BLOCK = {"^", "_", "neg"}
@@ -314,6 +315,10 @@ class TextIndex:
             self._index_sides()
         return self._by_length
 
+    def comm_key(self, c: int, s: int) -> str:
+        """Commutative key of side ``s`` of chain ``c`` (:func:`~consensus_metrics.relations.commutative_key`)."""
+        return self._comm_key_of(c, s)
+
     def _comm_key_of(self, c: int, s: int) -> str:
         """Commutative key of one text side (computed once, on demand)."""
         key = self._comm_cache.get((c, s))
@@ -562,11 +567,51 @@ def match_text(text: str, nodes: list[Node], deadline: Deadline, symbolic=None, 
                 return
 
     scan(None, set(open_nodes))
+    follow_chains(text, nodes, flat, open_nodes, indexes, results, deadline)
     if before_symbolic is not None:
         before_symbolic()
     if symbolic is not None:
         scan(symbolic, {n for n in open_nodes if nodes[n].kind in ("equation", "expression")})
     return results
+
+
+def follow_chains(text: str, nodes: list[Node], flat, open_nodes: set, indexes: dict, results: list,
+                  deadline: Deadline) -> None:
+    """The chain-following step (:mod:`consensus_metrics.chaining`) for the equation nodes the
+    token rules left open; it shares their segment indexes. Settles nodes in place."""
+    todo: dict[int, list[str]] = {}
+    for n, form in flat:
+        if n in open_nodes and nodes[n].kind in ("equation", "expression"):
+            todo.setdefault(n, []).append(form)
+    if not todo:
+        return
+    known = _Segments(text)
+    lowered: list[str] = []
+
+    def segments_with(groups) -> dict[int, int]:
+        if not lowered and any(alt[0] == "~" for group in groups for alt in group):
+            lowered.append(text.lower())
+        return _anchor_segments(text, lowered[0] if lowered else None, groups, known, deadline) or {}
+
+    def index_of(start: int, end: int | None, allow_new: bool):
+        index = indexes.get(start)
+        if index is None and allow_new and end is not None:
+            index = indexes[start] = segment_index(text[start:end], deadline)
+        return index
+
+    follower = ChainFollower(segments_with, index_of, deadline)
+    for n, node_forms in todo.items():
+        best = None
+        for form in node_forms:
+            sides, rels = split_relation(form)
+            if rels != ("=",) or not sides[0][0] or not sides[1][0]:
+                continue
+            span = follower.follow(sides[0], sides[1]) or follower.follow(sides[1], sides[0])
+            if span is not None and (best is None or (span[1], span[0]) < (best[0][1], best[0][0])):
+                best = ((span[0], span[1], "chain"), form)
+        if best is not None:
+            results[n] = _as_match(nodes[n], best)
+            open_nodes.discard(n)
 
 
 def match_nodes(text: str, nodes, budget_s: float | None = 1.0, symbolic: bool = True) -> list[NodeMatch]:

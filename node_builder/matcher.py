@@ -91,4 +91,4 @@ def standalone_numbers(text: str) -> list[tuple[str, int, int]]:
 
 
 __all__ = ["MatchBudgetExceeded", "canonical_key", "commutative_key", "covered", "numbers_in", "order_free_key",
-           "relation_chains", "split_relation", "standalone_numbers"]
+           "relation_chains", "split_relation", "standalone_numbers", "tokenize_form"]

@@ -38,9 +38,10 @@ import re
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from consensus_metrics.surds import rational, surd_value
 from node_builder.expand import value_text
 from node_builder.matcher import (canonical_key, commutative_key, order_free_key, relation_chains, split_relation,
-                                  standalone_numbers)
+                                  standalone_numbers, tokenize_form)
 from node_builder.schema import Trajectory
 
 #: Markers that end a thinking trace (``<think>`` models, Sky-T1).
@@ -171,9 +172,10 @@ def side_source(text: str, start: int, end: int, key: str) -> str | None:
 
 def _is_result(side: str) -> bool:
     """A chain's last side worth a node of its own: a closed form or an algebraic result of a few
-    tokens (``\\sqrt{21}``, ``-2 + 7i``, ``(x-3)(x+2)``), not a bare name or a lone number."""
-    keys = canonical_key(side).split()
-    return 2 <= len(keys) <= MAX_RESULT_TOKENS
+    tokens (``\\sqrt{21}``, ``-2 + 7i``, ``(x-3)(x+2)``), not a bare name nor a rational number
+    however written (``1^2``, ``\\frac{6}{2}``: those are value candidates)."""
+    keys, kinds = tokenize_form(side)
+    return 2 <= len(keys) <= MAX_RESULT_TOKENS and rational(surd_value(keys, kinds)) is None
 
 
 def relation_key(text: str, kind: str) -> str:

@@ -1,0 +1,252 @@
+r"""Chain following: an equation node reached across sentences (SPEC §3 rule 3, extended).
+
+A solution seldom writes a node's equation ``L = R`` as one chain. It writes
+``(5+\sqrt{3})(5-\sqrt{3}) = 5^2-(\sqrt{3})^2`` and, a sentence later, ``25 - 3 = 22``; or
+``x = 5`` and later ``2(5) + 1 = 11``. The token rules only look inside one chain; this step,
+run after them for equation nodes they leave uncovered, follows equalities through the text:
+
+* **linked chains** — two equality runs (sides joined by ``=`` only) are linked when they share a
+  side (the same canonical key, or equal up to the order of terms and factors) or hold sides of
+  the same exact value (:mod:`consensus_metrics.surds`: ``5^2-(\sqrt{3})^2`` and ``25 - 3`` are
+  both 22). The node is covered when a side equal to ``L`` and a side equal to ``R`` lie in
+  linked runs (for a number ``R``: that number written as a side, ``22`` or ``\frac{44}{2}``);
+* **consistency** — the runs linked to ``L`` (at most :data:`MAX_RUNS`) must not hold two
+  different exact values: a symbol reused across cases (``x = 2`` ... ``x = 3``) or a slip links
+  nothing, and a class that grows past the limit gives no credit either;
+* **substitution** — a variable of ``L`` or ``R`` that the text binds to one number (``x = 5``,
+  and no other value for ``x``) may stand replaced by that number: ``2(5) + 1`` counts as
+  ``2x + 1``.
+
+The earliest match ends at the later of the two sides. Chains are found the matcher's way: only
+the sentences holding a side's anchors are tokenised (at most :data:`MAX_SEGMENTS` per text),
+so the step costs little on texts that never mention the node.
+
+>>> from consensus_metrics import match_nodes
+>>> text = "So $(5+\\sqrt{3})(5-\\sqrt{3}) = 5^2-(\\sqrt{3})^2$. That is, $25 - 3 = 22$."
+>>> match_nodes(text, ["(5+\\sqrt3)(5-\\sqrt3) = 22"])[0].via
+'chain'
+>>> [m.covered for m in match_nodes("Case 1: x = 2. Case 2: x = 3, and y = x.", ["y = 2"])]
+[False]
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from .anchors import token_anchors
+from .budget import Deadline
+from .normalize import ID, NUM
+from .relations import SEP
+from .surds import rational, surd_value
+
+#: Equality runs one node may link (a larger class gives no credit).
+MAX_RUNS = 24
+#: Sentences the follower may tokenise per text, over all nodes.
+MAX_SEGMENTS = 64
+_EQUALITY_ANCHORS = ("=",)
+
+
+class _Run(NamedTuple):
+    """Sides ``lo..hi`` (inclusive) of chain ``c`` of the segment at ``k``, joined by ``=``."""
+
+    k: int
+    c: int
+    lo: int
+    hi: int
+
+
+class ChainFollower:
+    """Equality runs of one text, found on demand, and what they link (module doc).
+
+    ``segments_with(groups)`` returns the ``{start: end}`` segments holding every anchor group;
+    ``index_of(start, end)`` their :class:`~consensus_metrics.matching.TextIndex` (the matcher's
+    own, shared with its token rules).
+    """
+
+    def __init__(self, segments_with, index_of, deadline: Deadline):
+        self.segments_with = segments_with
+        self.index_of = index_of
+        self.deadline = deadline
+        self.tokenised = 0
+        self._bindings: dict[str, object] = {}
+
+    # ------------------------------------------------------------------ finding sides
+    def _indexes(self, groups):
+        for start, end in sorted(self.segments_with(groups).items()):
+            index = self.index_of(start, end, self.tokenised < MAX_SEGMENTS)
+            if index is None:
+                return
+            self.tokenised += 1
+            yield start, index
+
+    def _run_of(self, index, c: int, s: int) -> tuple[int, int] | None:
+        rels = index.chains[c].rels
+        lo, hi = s, s
+        while lo > 0 and rels[lo - 1] == "=":
+            lo -= 1
+        while hi < len(rels) and rels[hi] == "=":
+            hi += 1
+        return (lo, hi) if hi > lo else None
+
+    def occurrences(self, keys: tuple, kinds: tuple) -> list[tuple[_Run, int]]:
+        """``(run, side)`` of every side equal to ``keys`` (exactly or up to term order)."""
+        out = []
+        for start, index in self._indexes((*token_anchors(keys, kinds), _EQUALITY_ANCHORS)):
+            for c, s in index.side_candidates(keys, kinds, commutative=True):
+                run = self._run_of(index, c, s)
+                if run:
+                    out.append((_Run(start, c, *run), s))
+        return out
+
+    def _value_occurrences(self, value: tuple) -> list[tuple[_Run, int]]:
+        """Sides whose exact value is ``value`` (found by the anchors of its rational part)."""
+        number = rational(value)
+        if number is None or number.denominator != 1:
+            return []  # an irrational or fractional value has no cheap anchor: linked by key only
+        keys = ("#" + str(abs(number.numerator)),)
+        out = []
+        for start, index in self._indexes((*token_anchors(keys, (NUM,)), _EQUALITY_ANCHORS)):
+            for c, chain in enumerate(index.chains):
+                for s, side in enumerate(chain.sides):
+                    if side.key and self._side_value(index, side) == value:
+                        run = self._run_of(index, c, s)
+                        if run:
+                            out.append((_Run(start, c, *run), s))
+        return out
+
+    @staticmethod
+    def _side_value(index, side):
+        return surd_value(index.toks.keys[side.lo:side.hi], index.toks.kinds[side.lo:side.hi])
+
+    # ------------------------------------------------------------------ substitution
+    def binding(self, name: str):
+        """The one number the text gives a variable (``x = 5``), as tokens, or ``None``."""
+        if name not in self._bindings:
+            values = set()
+            for run, s in self.occurrences((name,), (ID,)):
+                index = self.index_of(run.k, None, True)
+                for side in index.chains[run.c].sides[run.lo:run.hi + 1]:
+                    number = rational(self._side_value(index, side)) if side.key else None
+                    if number is not None:
+                        values.add(number)
+            self._bindings[name] = _number_tokens(values.pop()) if len(values) == 1 else None
+        return self._bindings[name]
+
+    def substituted(self, keys: tuple, kinds: tuple) -> tuple[tuple, tuple] | None:
+        """``keys`` with every bound variable replaced by its number; ``None`` if none is bound."""
+        out_keys, out_kinds, changed = [], [], False
+        for key, kind in zip(keys, kinds):
+            bound = self.binding(key) if kind == ID else None
+            if bound is None:
+                out_keys.append(key)
+                out_kinds.append(kind)
+            else:
+                out_keys.extend(bound[0])
+                out_kinds.extend(bound[1])
+                changed = True
+        return (tuple(out_keys), tuple(out_kinds)) if changed else None
+
+    # ------------------------------------------------------------------ following
+    def follow(self, left, right) -> tuple[int, int] | None:
+        """``(start, end)`` where ``left = right`` is reached across chains, or ``None``."""
+        starts = self._forms(*left)
+        if not starts:
+            return None
+        targets = [(SEP.join(k), kd) for k, kd in self._variants(*right)]
+        target_values = {v for v in (surd_value(*right),) if v is not None}
+        best = None
+        seen_runs: set = set()
+        for run, s in starts:
+            if run in seen_runs:
+                continue
+            reached = self._reach(run, s, targets, target_values, seen_runs)
+            if reached is not None and (best is None or reached[1] < best[1]):
+                best = reached
+        return best
+
+    def _variants(self, keys, kinds):
+        out = [(tuple(keys), tuple(kinds))]
+        sub = self.substituted(tuple(keys), tuple(kinds)) if ID in kinds else None
+        if sub is not None:
+            out.append(sub)
+        return out
+
+    def _forms(self, keys, kinds):
+        found = []
+        for k, kd in self._variants(keys, kinds):
+            found.extend(self.occurrences(k, kd))
+        return found
+
+    def _reach(self, run0: _Run, s0: int, targets, target_values, seen_runs) -> tuple[int, int] | None:
+        """Explore the class of ``run0``; the span from the ``L`` side to the earliest target side."""
+        index0 = self.index_of(run0.k, None, True)
+        side0 = index0.chains[run0.c].sides[s0]
+        l_start, l_end = run0.k + side0.start, run0.k + side0.end
+        todo, runs, values, hit = [run0], {run0}, set(), None
+        expanded_keys: set = set()
+        while todo:
+            self.deadline.check()
+            run = todo.pop()
+            index = self.index_of(run.k, None, True)
+            chain = index.chains[run.c]
+            for s in range(run.lo, run.hi + 1):
+                side = chain.sides[s]
+                if not side.key:
+                    continue
+                value = self._side_value(index, side)
+                if value is not None:
+                    values.add(value)
+                    if len(values) > 1:
+                        return None  # the class states two different numbers: nothing is linked
+                end = run.k + side.end
+                if (run, s) != (run0, s0) and self._is_target(index, run.c, s, value, targets, target_values):
+                    if hit is None or end < hit:
+                        hit = end
+                links = []
+                if side.key not in expanded_keys:
+                    expanded_keys.add(side.key)
+                    keys = tuple(index.toks.keys[side.lo:side.hi])
+                    kinds = tuple(index.toks.kinds[side.lo:side.hi])
+                    links.extend(self.occurrences(keys, kinds))
+                if value is not None and ("value", value) not in expanded_keys:
+                    expanded_keys.add(("value", value))
+                    links.extend(self._value_occurrences(value))
+                for other, _ in links:
+                    if other not in runs:
+                        runs.add(other)
+                        if len(runs) > MAX_RUNS:
+                            return None
+                        todo.append(other)
+        seen_runs.update(runs)
+        if hit is None:
+            return None
+        return min(l_start, hit), max(l_end, hit)
+
+    @staticmethod
+    def _is_target(index, c: int, s: int, value, targets, target_values) -> bool:
+        side = index.chains[c].sides[s]
+        if value is not None and value in target_values and side.hi - side.lo <= 2:
+            return True  # the number itself is written (a side of that value only links)
+        key = side.key
+        for target_key, target_kinds in targets:
+            if key == target_key:
+                return True
+            if len(target_kinds) > 2 and index.comm_key(c, s) == _target_comm(target_key, target_kinds):
+                return True
+        return False
+
+
+def _target_comm(key: str, kinds: tuple) -> str:
+    from .matching import _form_commutative_key
+
+    return _form_commutative_key(tuple(key.split(SEP)), kinds)
+
+
+def _number_tokens(number) -> tuple[tuple, tuple]:
+    """Canonical tokens of a rational number (a negative one in brackets: ``(-3)``)."""
+    body = f"#{abs(number.numerator)}" + (f"/{number.denominator}" if number.denominator != 1 else "")
+    if number < 0:
+        from .normalize import CLOSE, OPEN, OP
+
+        return ("(", "neg", body, ")"), (OPEN, OP, NUM, CLOSE)
+    return (body,), (NUM,)
