@@ -260,7 +260,8 @@ def test_dapo_a_row_group_that_cannot_be_decoded_costs_its_rows_only(tmp_path):
     pq.write_table(pa.Table.from_pylist([real[0], real[1], real[6]]), path, row_group_size=1, compression="snappy")
     chunk = pq.ParquetFile(path).metadata.row_group(1).column(1)  # row 1's prompt column: garbage bytes
     data = bytearray(path.read_bytes())
-    data[chunk.data_page_offset:chunk.data_page_offset + chunk.total_compressed_size] = b"\xff" * chunk.total_compressed_size
+    start, size = chunk.data_page_offset, chunk.total_compressed_size
+    data[start:start + size] = b"\xff" * size
     path.write_bytes(bytes(data))
     result = dapo.load(path)
     assert [p.id for p in result.problems] == ["dapo/10689", "dapo/14376"]
