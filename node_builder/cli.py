@@ -8,9 +8,12 @@
         [--backend vllm|openai|hf --model M --n 16 [--samples-only] [--extractor llm]]
 
 Problems come from the ``--source`` importers (``KIND:PATH``, see :mod:`node_builder.importers`);
-with ``--backend`` each problem also gets ``--n`` sampled trajectories (kept in the work dir, so
-a rerun never regenerates them). The work dir makes the build resumable: kill it at any moment,
-rerun the same command, get the identical output.
+with ``--backend`` each problem also gets ``--n`` sampled trajectories (kept in the work dir's
+``samples.jsonl``, so a rerun never regenerates them). The samples of one model are one voice
+(the model's name); ``--source samples:WORKDIR/samples.jsonl`` brings an earlier sampling build's
+samples into another build, so several models' samples become several voices. The work dir
+makes the build resumable: kill it at any moment, rerun the same command, get the identical
+output.
 
 ``build-all --raw RAW_DIR --out-dir DATA_DIR`` — every shipped file (:data:`SHIPPED`), rule-based,
 no model: ``math500, gsm8k, aime24, gsm8k_train, aime25``.
@@ -42,10 +45,10 @@ from consensus_metrics.outputs import OutputPathError, check_output_file
 from node_builder import BUILDER_VERSION
 from node_builder.backends import BACKENDS, SamplingConfig, make_backend, solve_messages
 from node_builder.importers import load_sources, parse_source_spec
+from node_builder.importers.samples import trajectories as sample_trajectories
 from node_builder.llm_extractor import LLMExtractor
 from node_builder.pipeline import BuildConfig, build_record, finalize
 from node_builder.refine import RefineConfig
-from node_builder.schema import Trajectory
 from node_builder.workdir import Workdir, WorkdirMismatch, code_fingerprint, write_jsonl_atomic
 
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -186,7 +189,8 @@ def run_build(benchmark: str, sources: list[str], out: Path, workdir: Path, conf
                 if need:
                     texts = backend.generate([solve_messages(p.problem) for p in need], n=args.n)
                     for problem, outs in zip(need, texts):
-                        entry = {"id": problem.id, "backend": backend.describe(), "samples": outs}
+                        entry = {"id": problem.id, "backend": backend.describe(), "samples": outs,
+                                 "problem": problem.problem, "answer": problem.answer}
                         work.samples.append(entry)
                         samples[problem.id] = entry
                 for problem in batch:
@@ -230,9 +234,11 @@ def run_build(benchmark: str, sources: list[str], out: Path, workdir: Path, conf
 
 
 def _attach_samples(problem, entry: dict, samples_only: bool) -> None:
+    """Add a problem's generated samples (voice: the model, see :mod:`node_builder.importers.samples`);
+    ``samples_only`` drops the imported solutions first but keeps samples of ``samples:`` sources."""
     if samples_only:
-        problem.trajectories = []
-    problem.trajectories.extend(Trajectory(text=t, source=f"sample:{entry['backend']}") for t in entry["samples"])
+        problem.trajectories = [t for t in problem.trajectories if t.source.startswith("sample:")]
+    problem.trajectories.extend(sample_trajectories(entry["backend"], entry["samples"]))
 
 
 def _config_from_args(args) -> BuildConfig:
@@ -246,6 +252,8 @@ def cmd_build(args) -> int:
         raise CliError("--extractor llm needs a --backend (and --model) to prompt")
     if args.backend and not args.model:
         raise CliError(f"--backend {args.backend} needs --model")
+    if args.samples_only and not args.backend:
+        raise CliError("--samples-only drops the imported solutions of a sampling build: it needs --backend")
     fields = dict(kv.split("=", 1) for kv in args.map) if args.map else None
     workdir = Path(args.workdir or f"runs/node_builder/{args.benchmark}")
     summary = run_build(args.benchmark, args.source, Path(args.out), workdir, _config_from_args(args),
@@ -321,7 +329,9 @@ def make_parser() -> argparse.ArgumentParser:
     g.add_argument("--backend", choices=BACKENDS, help="sample trajectories with this backend")
     g.add_argument("--model", help="model name or path")
     g.add_argument("--n", type=positive_int, default=16, help="samples per problem (default %(default)s)")
-    g.add_argument("--samples-only", action="store_true", help="ignore imported trajectories")
+    g.add_argument("--samples-only", action="store_true",
+                   help="drop the imported solutions (references, runs, dumps); keep the samples "
+                        "(generated here and from samples: sources)")
     g.add_argument("--max-tokens", type=positive_int, default=SamplingConfig.max_tokens)
     g.add_argument("--temperature", type=nonnegative_float, default=SamplingConfig.temperature)
     g.add_argument("--top-p", type=fraction, default=SamplingConfig.top_p)

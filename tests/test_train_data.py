@@ -30,8 +30,32 @@ def test_max_samples_and_template():
 
 def test_string_nodes_and_json_nodes_are_normalised():
     assert normalise_nodes(["x=2"])[0] == {"id": "n1", "text": "x=2", "kind": "expression", "forms": [],
-                                           "value": None, "support": 0.0, "position": 0.0}
+                                           "value": None, "support": 0.0, "position": 0.0, "standalone": True}
     assert normalise_nodes(json.dumps([{"id": "a", "text": "3/4", "value": 0.75}]))[0]["value"] == "0.75"
+
+
+def test_a_common_node_keeps_its_context_rule_in_training(tmp_path):
+    """node_builder marks common nodes ``standalone: false``; the training split must keep it, or
+    the reward would credit a bare ``12`` that the benchmark credits only beside a rarer node."""
+    from training_recipes.scoring import score_completions
+
+    nodes = [{"id": "n1", "text": "12", "kind": "value", "value": "12", "forms": ["12"], "support": 1.0,
+              "position": 0.2, "standalone": False},
+             {"id": "n2", "text": "x^2+3x-4 = 0", "kind": "equation", "forms": ["x^2+3x-4 = 0"], "support": 1.0,
+              "position": 0.6, "standalone": True}]
+    path = tmp_path / "split.jsonl"
+    path.write_text(json.dumps({"id": "t/1", "problem": "p", "answer": "1", "nodes": nodes}) + "\n")
+    row = load_training_split(path)[0]
+    assert [n["standalone"] for n in row["nodes"]] == [False, True]
+    texts = ["Ann picks 12 apples in the morning, so the answer is \\boxed{1}.",
+             "Ann picks 12 apples in the morning. Writing the condition as a quadratic gives "
+             "x^2+3x-4 = 0, whose positive root is \\boxed{1}."]
+    scores = score_completions(texts, ["1", "1"], [row["nodes"], row["nodes"]])
+    assert [(s.acc, s.ncr) for s in scores] == [(1.0, 0.0), (1.0, 1.0)]  # the bare 12 needs its context
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps({"problem": "p", "answer": "1", "nodes": [{**nodes[0], "standalone": "no"}]}) + "\n")
+    with pytest.raises(TrainingDataError, match=f"{bad}:1: .*standalone"):
+        read_records(bad)
 
 
 @pytest.mark.parametrize("line,message", [

@@ -7,8 +7,10 @@ The dataset gets the columns GRPO and the ConsensusPR rewards need:
   (TRL applies the model's chat template);
 * ``answer`` — the gold answer string (math-verify gold);
 * ``nodes`` — the node list, normalised to one Arrow schema
-  ``{id, text, kind, forms, value, support, position}`` (plain-string nodes become
-  ``kind="expression"``), each node checked by ``consensus_metrics``' own node validation;
+  ``{id, text, kind, forms, value, support, position, standalone}`` (plain-string nodes become
+  ``kind="expression"``; ``standalone`` defaults to true, and a common node of a node_builder
+  build keeps its ``false``: the reward credits it only beside a covered standalone node, as the
+  benchmark does), each node checked by ``consensus_metrics``' own node validation;
 * ``id`` — the problem id (``file:line`` when the record has none).
 
 Example:
@@ -76,6 +78,7 @@ def normalise_nodes(nodes: Any, where: str = "<nodes>") -> list[dict[str, Any]]:
             "value": None if value is None else str(value),
             "support": float(node.get("support") or 0.0),
             "position": float(node.get("position") or 0.0),
+            "standalone": node.get("standalone", True),
         }
         try:  # the scorer's own checks (kinds, exact values, sizes), reported with file:line
             coerce_node(record, i - 1)

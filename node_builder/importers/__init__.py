@@ -11,6 +11,8 @@ A source is named ``KIND:PATH`` on the command line. Kinds:
 ``aime25-solutions`` maintainer-written solutions markdown (``## 2025-I-1`` sections)
 ``jsonl``            generic dump of sampled trajectories (field map, see ``jsonl_dump``)
 ``runs``             evaluation runs of models, one file per run (``model_runs``)
+``samples``          a sampling build's ``WORKDIR/samples.jsonl`` (one voice per model, ``samples``)
+``dapo``             DAPO-Math-17K, verl parquet: problems and integer answers (``dapo``)
 ==================  =========================================================================
 
 :func:`load_sources` loads several sources and merges them by problem id: the first source that
@@ -35,7 +37,7 @@ from functools import partial
 from pathlib import Path
 from typing import Callable
 
-from node_builder.importers import aime24, aime25, gsm8k, jsonl_dump, math500, model_runs
+from node_builder.importers import aime24, aime25, dapo, gsm8k, jsonl_dump, math500, model_runs, samples
 from node_builder.importers.result import ImportResult
 from node_builder.schema import Problem, Skipped
 
@@ -50,6 +52,8 @@ IMPORTERS: dict[str, Loader] = {
     "aime25-solutions": aime25.load_solutions,
     "jsonl": jsonl_dump.load,
     "runs": model_runs.load,
+    "samples": samples.load,
+    "dapo": dapo.load,
 }
 
 
