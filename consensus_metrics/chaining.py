@@ -31,6 +31,8 @@ so the step costs little on texts that never mention the node.
 
 from __future__ import annotations
 
+from collections import Counter
+from fractions import Fraction
 from typing import NamedTuple
 
 from .anchors import token_anchors
@@ -43,6 +45,9 @@ from .surds import rational, surd_value
 MAX_RUNS = 24
 #: Sentences the follower may tokenise per text, over all nodes.
 MAX_SEGMENTS = 64
+#: Computation steps followed back from a result (``computation``), and sides kept per number.
+MAX_STEPS = 3
+MAX_PRODUCERS = 4
 _EQUALITY_ANCHORS = ("=",)
 
 
@@ -69,6 +74,7 @@ class ChainFollower:
         self.deadline = deadline
         self.tokenised = 0
         self._bindings: dict[str, object] = {}
+        self._produced: dict = {}
 
     # ------------------------------------------------------------------ finding sides
     def _indexes(self, groups):
@@ -149,11 +155,14 @@ class ChainFollower:
     # ------------------------------------------------------------------ following
     def follow(self, left, right) -> tuple[int, int] | None:
         """``(start, end)`` where ``left = right`` is reached across chains, or ``None``."""
+        if _plain_number(*left):
+            return None  # starting from a number links every sentence that writes it
         starts = self._forms(*left)
         if not starts:
             return None
         targets = [(SEP.join(k), kd) for k, kd in self._variants(*right)]
-        target_values = {v for v in (surd_value(*right),) if v is not None}
+        # a number is reached where the text writes it; an expression only as itself
+        target_values = {surd_value(*right)} if _plain_number(*right) else set()
         best = None
         seen_runs: set = set()
         for run, s in starts:
@@ -163,6 +172,57 @@ class ChainFollower:
             if reached is not None and (best is None or reached[1] < best[1]):
                 best = reached
         return best
+
+    def computation(self, left, right) -> tuple[int, int] | None:
+        """``E = v`` with ``E`` plain arithmetic, reached by computing ``v`` from ``E``'s numbers in
+        steps: a side of value ``v`` whose numbers -- each number that is not one of ``E``'s
+        replaced by the numbers of a side computing it (at most :data:`MAX_STEPS` deep) -- are
+        exactly ``E``'s numbers (``16 - 3 = 13`` then ``13 - 4 = 9`` reaches ``16 - 3 - 4 = 9``)."""
+        value = surd_value(*right)
+        if not _plain_number(*right) or rational(value) is None or surd_value(*left) != value:
+            return None
+        want = _leaves(*left)
+        if sum(want.values()) < 2:
+            return None
+        best = None
+        for run, s in self._value_occurrences(value):
+            index = self.index_of(run.k, None, True)
+            chain = index.chains[run.c]
+            for t in range(run.lo, run.hi + 1):
+                side = chain.sides[t]
+                if t == s or not side.key or side.hi - side.lo < 3:
+                    continue
+                if self._expands_to(_leaves(*_side_tokens(index, side)), want, MAX_STEPS):
+                    end = run.k + max(side.end, chain.sides[s].end)
+                    if best is None or end < best[1]:
+                        best = (run.k + min(side.start, chain.sides[s].start), end)
+        return best
+
+    def _expands_to(self, leaves: Counter, want: Counter, depth: int) -> bool:
+        if leaves == want:
+            return True
+        if depth == 0:
+            return False
+        self.deadline.check()
+        for number in leaves - want:
+            for producer in self._producers(number):
+                if self._expands_to(leaves - Counter({number: 1}) + producer, want, depth - 1):
+                    return True
+        return False
+
+    def _producers(self, number) -> list[Counter]:
+        """The numbers of each side of the text that computes ``number`` (``3 + 4`` for 7)."""
+        if number not in self._produced:
+            found = []
+            for run, _ in self._value_occurrences(((1, number),)):
+                index = self.index_of(run.k, None, True)
+                for side in index.chains[run.c].sides[run.lo:run.hi + 1]:
+                    if side.key and side.hi - side.lo >= 3 and rational(self._side_value(index, side)) == number:
+                        leaves = _leaves(*_side_tokens(index, side))
+                        if leaves not in found:
+                            found.append(leaves)
+            self._produced[number] = found[:MAX_PRODUCERS]
+        return self._produced[number]
 
     def _variants(self, keys, kinds):
         out = [(tuple(keys), tuple(kinds))]
@@ -234,6 +294,24 @@ class ChainFollower:
             if len(target_kinds) > 2 and index.comm_key(c, s) == _target_comm(target_key, target_kinds):
                 return True
         return False
+
+
+def _plain_number(keys, kinds) -> bool:
+    """One number token, possibly negated (``22``, ``-4``, ``\\frac{3}{4}``)."""
+    return (len(keys) == 1 and kinds[0] == NUM) or (len(keys) == 2 and keys[0] == "neg" and kinds[1] == NUM)
+
+
+def _side_tokens(index, side) -> tuple[tuple, tuple]:
+    return tuple(index.toks.keys[side.lo:side.hi]), tuple(index.toks.kinds[side.lo:side.hi])
+
+
+def _leaves(keys, kinds) -> Counter:
+    """The numbers an arithmetic expression combines, as a multiset (signs aside)."""
+    out: Counter = Counter()
+    for key, kind in zip(keys, kinds):
+        if kind == NUM and key[1:].replace("/", "", 1).isdigit():
+            out[Fraction(key[1:])] += 1
+    return out
 
 
 def _target_comm(key: str, kinds: tuple) -> str:

@@ -606,7 +606,8 @@ def follow_chains(text: str, nodes: list[Node], flat, open_nodes: set, indexes: 
             sides, rels = split_relation(form)
             if rels != ("=",) or not sides[0][0] or not sides[1][0]:
                 continue
-            span = follower.follow(sides[0], sides[1]) or follower.follow(sides[1], sides[0])
+            span = (follower.follow(sides[0], sides[1]) or follower.follow(sides[1], sides[0])
+                    or follower.computation(sides[0], sides[1]) or follower.computation(sides[1], sides[0]))
             if span is not None and (best is None or (span[1], span[0]) < (best[0][1], best[0][0])):
                 best = ((span[0], span[1], "chain"), form)
         if best is not None:

@@ -56,9 +56,9 @@ AIME25_SOLUTIONS = PACKAGE_DIR / "sources" / "aime25_solutions.md"
 
 #: The shipped data files: benchmark -> source specs ({raw} = the raw data dir).
 SHIPPED: dict[str, list[str]] = {
-    "math500": ["math500:{raw}/math500/test_ori.jsonl"],
+    "math500": ["math500:{raw}/math500/test_ori.jsonl", "runs:{raw}/trajectories/skythought/math500"],
     "gsm8k": ["gsm8k:{raw}/gsm8k/test.jsonl", "gsm8k-socratic:{raw}/gsm8k/test_socratic.jsonl"],
-    "aime24": ["aime24:{raw}/aime24/test.jsonl"],
+    "aime24": ["aime24:{raw}/aime24/test.jsonl", "runs:{raw}/trajectories/skythought/aime24"],
     "aime25": ["aime25:{raw}/aime25/matharena", "aime25-solutions:{solutions}"],
     "gsm8k_train": ["gsm8k:{raw}/gsm8k/train.jsonl"],
 }

@@ -46,6 +46,7 @@ from collections.abc import Iterable
 from tqdm import tqdm
 
 from consensus_metrics import match_nodes
+from consensus_metrics.anchors import form_anchors, text_may_contain
 from node_builder.miner import number_of
 from node_builder.refine import is_arithmetic_for
 from node_builder.schema import Problem
@@ -71,7 +72,11 @@ def _probe_key(node: dict) -> tuple:
 
 
 def background_hits(records: list[dict], sample: list[tuple[str, str]], quiet: bool = True) -> dict[tuple, list[str]]:
-    """``{node key: [problem id of every sampled text covering it]}`` for every node of ``records``."""
+    """``{node key: [problem id of every sampled text covering it]}`` for every node of ``records``.
+
+    Each text is matched only against the nodes whose anchors it holds (a necessary condition,
+    :mod:`consensus_metrics.anchors`; anchor groups are tested once per text), so the cost grows
+    with what the texts share, not with texts x nodes."""
     probes: dict[tuple, dict] = {}
     for record in records:
         for node in record["nodes"]:
@@ -79,10 +84,20 @@ def background_hits(records: list[dict], sample: list[tuple[str, str]], quiet: b
                                                  "value": node["value"], "forms": node["forms"]})
     hits: dict[tuple, list[str]] = {key: [] for key in probes}
     by_id = {probe["id"]: key for key, probe in probes.items()}
-    if probes:
-        nodes = list(probes.values())
-        for pid, text in tqdm(sample, desc="background", unit="text", disable=quiet):
-            for match in match_nodes(text, nodes, budget_s=None, symbolic=False):
+    anchored = [(probe, [form_anchors(form) for form in probe["forms"]]) for probe in probes.values()]
+    for pid, text in tqdm(sample, desc="background", unit="text", disable=quiet):
+        present: dict[tuple, bool] = {}
+        lowered = text.lower()
+
+        def has(group) -> bool:
+            if group not in present:
+                present[group] = text_may_contain(text, (group,), lowered)
+            return present[group]
+
+        candidates = [probe for probe, per_form in anchored
+                      if any(all(has(group) for group in groups) for groups in per_form)]
+        if candidates:
+            for match in match_nodes(text, candidates, budget_s=None, symbolic=False):
                 if match.covered:
                     hits[by_id[match.node_id]].append(pid)
     return hits

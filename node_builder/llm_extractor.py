@@ -17,7 +17,7 @@ The model sees the problem and up to ``max_solutions`` correct solutions and mus
 
 Example:
     >>> parse_reply('Sure! ```json\\n{"nodes": [{"kind": "value", "text": "3/4"}, {"text": 7}]}\\n```')
-    ([Node(text='3/4', kind='value', forms=['3/4', '\\\\frac{3}{4}', '0.75'], value='3/4', support=0.0, position=0.0, id='')], 1)
+    ([Node(text='3/4', kind='value', forms=['3/4', '\\\\frac{3}{4}', '0.75'], value='3/4', support=0.0, position=0.0, id='', standalone=True)], 1)
 """
 
 from __future__ import annotations

@@ -7,9 +7,12 @@ record), which is what makes resumed builds identical to uninterrupted ones. Gen
 Provenance of every record::
 
     {"sources": ["reference", ...],   # distinct sources of the correct trajectories, sorted
+     "voices": ["reference", ...],    # distinct voices (models; all human sources are one)
      "trajectories": 2, "correct": 2, # counts before / after the math-verify filter
+     "rejected_references": 0,        # human solutions that never reach the gold answer
      "extractor": "rules" | "rules+llm", "builder_version": "node_builder 0.1.0",
-     "support_threshold": 0.5,        # the threshold actually applied (see refine, fallback)
+     "support_threshold": 0.5,        # the support floor (share of voices)
+     "consensus_threshold": 0.75,     # (k+1)/(n+2) floor; null with a single voice (see refine)
      "refine": {"candidates": 7, "final_answer": 1, ...},  # drop counts per reason (all keys)
      "llm": {"status": "off" | "ok" | "garbage: ...", "proposed": 0, "invalid": 0, "rewrites": 0},
      "note": ""}                      # e.g. why a problem has no nodes
@@ -19,8 +22,10 @@ Example:
     >>> p = Problem("toy/1", "toy", "Ann has 5 apples and buys 7 more, then eats 3. How many?", "9",
     ...             trajectories=[Trajectory("5 + 7 = 12, and 12 - 3 = 9.", "reference", True)])
     >>> rec = build_record(p, BuildConfig())
-    >>> [n["text"] for n in rec["nodes"]], rec["provenance"]["correct"]
-    (['12', '12 - 3 = 9'], 1)
+    >>> [n["text"] for n in rec["nodes"]], rec["provenance"]["voices"]
+    (['5 + 7 = 12', '12'], ['reference'])
+    >>> [n["text"] for n in build_records([p], BuildConfig())[0]["nodes"]]  # + finalize: 5 + 7 = 12 is redundant
+    ['12']
 """
 
 from __future__ import annotations
@@ -60,6 +65,26 @@ def finalize(records: list[dict], problems: list[Problem], config: BuildConfig, 
     return finalize_records(records, problems, config.common_share, config.refine.max_nodes, quiet=quiet)
 
 
+def _note(problem: Problem, correct: list, rejected: list, nodes: list, stats: dict) -> str:
+    """Why a record has no nodes (or what to know about its sources); ``""`` when nothing to say."""
+    notes = [problem.note] if problem.note else []
+    if rejected:
+        notes.append(f"{len(rejected)} reference solution(s) never reach the gold answer {problem.answer!r}: "
+                     "not used")
+    if not problem.trajectories:
+        notes.append("no source trajectories")
+    elif not correct:
+        notes.append("no correct trajectory")
+    elif not nodes:
+        if stats.get("below_support"):
+            notes.append(f"no candidate is shared by enough of the {len({t.voice for t in correct})} voices "
+                         "(consensus threshold)")
+        else:
+            notes.append("no checkable intermediate result in the correct trajectories (candidates "
+                         "restate the problem or the answer)")
+    return "; ".join(notes)
+
+
 def build_record(problem: Problem, config: BuildConfig, llm_extractor=None) -> dict:
     n_correct = filter_problem(problem)
     correct = problem.correct_trajectories()
@@ -81,20 +106,20 @@ def build_record(problem: Problem, config: BuildConfig, llm_extractor=None) -> d
         llm_info = dict(llm_extractor.last)
     refine_stats = {"candidates": stats.get("candidates", 0)}
     refine_stats.update({reason: stats.get(reason, 0) for reason in DROP_REASONS})
-    note = problem.note
-    if not note and not problem.trajectories:
-        note = "no source trajectories"
-    elif not note and not correct:
-        note = "no correct trajectory"
+    rejected = [t for t in problem.trajectories if t.voice == "reference" and t.correct is False]
+    voices = sorted({t.voice for t in correct})
     provenance = {
         "sources": sorted({t.source for t in correct}),
+        "voices": voices,
         "trajectories": len(problem.trajectories),
         "correct": n_correct,
+        "rejected_references": len(rejected),
         "extractor": config.extractor,
         "builder_version": BUILDER_VERSION,
         "support_threshold": round(float(threshold), 4),
+        "consensus_threshold": config.refine.min_consensus if len(voices) > 1 else None,
         "refine": refine_stats,
         "llm": llm_info,
-        "note": note,
+        "note": _note(problem, correct, rejected, nodes, stats),
     }
     return make_record(problem, nodes, provenance)

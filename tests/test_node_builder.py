@@ -15,6 +15,7 @@ from node_builder.filter import filter_problem, is_correct, states_answer
 from node_builder.llm_extractor import ExtractionError, parse_reply, parse_rewrites
 from node_builder.schema import Node
 from node_builder.miner import mine
+from node_builder.finalize import finalize_records
 from node_builder.pipeline import BuildConfig, build_record
 from node_builder.refine import RefineConfig, refine
 from node_builder.schema import Problem, Trajectory
@@ -77,6 +78,13 @@ def _problem(statement, answer, *texts):
                    trajectories=[Trajectory(t, "reference", True) for t in texts])
 
 
+def _voices(statement, answer, *by_voice):
+    """A problem whose trajectories come from voices: ``("model A", text, text), ...``."""
+    trajectories = [Trajectory(text, f"model:{voice}", True, voice=voice)
+                    for voice, *texts in by_voice for text in texts]
+    return Problem("t/1", "t", statement, answer, trajectories=trajectories)
+
+
 def _refined(problem, **config):
     correct = problem.correct_trajectories()
     return refine(problem, mine(correct), correct, RefineConfig(**config))
@@ -87,38 +95,75 @@ def test_refine_drops_answer_given_numbers_words_trivial_and_definitions():
                  "Let $S = a + b$. She sells 16 - 3 - 4 = 9 eggs, 9 - 8 = 1, 2 * 8 = 16 and 9 * 2 = 18, so $x = 18$.")
     nodes, stats, _ = _refined(p)
     texts = [n.text for n in nodes]
-    assert "9" in texts  # the computed intermediate value
+    assert "9" in texts and "16 - 3 - 4 = 9" in texts  # the computed intermediate value and its computation
     assert "18" not in texts and "x = 18" not in texts  # the answer and "name = answer"
+    assert "9 * 2 = 18" not in texts  # the computation of the answer is the answer, not a step
     assert "16" not in texts  # given in the problem
-    assert "1" not in texts  # trivial
+    assert "1" not in texts and "9 - 8 = 1" not in texts  # trivial, and a computation of a trivial number
     assert "S = a + b" not in texts  # a definition
-    assert stats["final_answer"] >= 2 and stats["restates_problem"] >= 1 and stats["trivial"] >= 1
+    assert stats["final_answer"] >= 3 and stats["restates_problem"] >= 1 and stats["trivial"] >= 2
     assert stats["definition"] == 1
-    assert "9 * 2 = 18" in texts  # the computation yielding the answer is a process step
 
 
-def test_refine_support_threshold_redundancy_cap_and_order():
-    texts = ["First 3 * 7 = 21 then 21 + 5 = 26 and finally 26 * 2 = 52, so \\boxed{52}.",
-             "We get 21 from 3 * 7, then 26 and 52 at the end: \\boxed{52}.",
-             "Compute 3 * 7 = 21. Add five: 21 + 5 = 26; double it: \\boxed{52}.",
-             "Totally different: 13 * 4 = 52, \\boxed{52}."]
-    p = _problem("Multiply 3 by 7, add 5, then double. Result?", "52", *texts)
+@pytest.mark.parametrize("statement, answer, text, dropped, reason", [
+    # a tuple answer's components (MATH-500 intermediate_algebra/47 asks for the pair (a, b))
+    ("Enter the ordered pair $(a,b)$.", "(-2,1)", "So $b + 2a = -3$, hence $a = -2$ and $b = 1$; also $a^2 + 2ab = 0$.",
+     ["a = -2", "b = 1"], "answer_piece"),
+    # AIME: the m, n of "m/n ... find m+n" (2024-I-4 style)
+    ("The probability is $\\frac{m}{n}$ where $m$ and $n$ are relatively prime. Find $m+n$.", "116",
+     "The probability is $\\frac{1}{115}$, so $m = 1$ and $n = 115$; we found $5 \\cdot 23 = 115$.",
+     ["n = 115", "115"], "answer_piece"),
+    # a given restated as an equation (the audit's QR = 200), a renaming and a trivial assignment
+    ("In triangle PQR, QR = 200 and PQ = 150. Find PR.", "250",
+     "Here $QR = 200$ and $PR^2 = 150^2 + 200^2 = 62500$. Let $A = j$ and $k = 2$.",
+     ["QR = 200", "A = j", "k = 2"], None),
+    # false arithmetic: a chain read across the rows of a matrix
+    ("Find the matrix.", "7", "We get $\\begin{pmatrix} 1 = 5 \\\\ 2 \\end{pmatrix}$ and $3 \\cdot 9 = 27$.",
+     ["1 = 5"], "false_arithmetic"),
+])
+def test_refine_drops_what_the_audit_found_is_no_intermediate_result(statement, answer, text, dropped, reason):
+    nodes, stats, _ = _refined(_problem(statement, answer, text))
+    texts = [n.text.replace(" ", "") for n in nodes]
+    for item in dropped:
+        assert item.replace(" ", "") not in texts, item
+    if reason:
+        assert stats[reason] >= 1
+
+
+def test_refine_duplicates_of_one_inequality_are_one_node():
+    p = _voices("Find the integer x.", "3", ("A", "By the triangle inequality $x > 2$ and $x < 4$."),
+                ("B", "We need $2 < x$ and $4 > x$ here."))
+    nodes, _, _ = _refined(p)
+    assert sorted(n.text.replace(" ", "") for n in nodes if n.kind == "proposition") in (
+        ["x<4", "x>2"], ["2<x", "4>x"], ["2<x", "x<4"], ["4>x", "x>2"])
+
+
+def test_refine_support_counts_voices_and_keeps_what_a_new_voice_likely_shares():
+    p = _voices("Multiply 3 by 7, add 5, then double. Result?", "52",
+                ("A", "First 3 * 7 = 21 then 21 + 5 = 26 and finally 26 * 2 = 52, so \\boxed{52}.",
+                 "Again: 3 * 7 = 21, and 13 * 4 = 52, \\boxed{52}."),  # one model, two samples: one voice
+                ("B", "We get 21 from 3 * 7, then 26 and 52 at the end: \\boxed{52}."),
+                ("C", "Compute 3 * 7 = 21. Add five: 21 + 5 = 26; double it: \\boxed{52}."))
     nodes, stats, threshold = _refined(p)
     assert threshold == 0.5
-    assert [n.text for n in nodes] == ["21", "26"]  # 13*4 has support 1/4 < 0.5
-    assert [n.support for n in nodes] == [0.75, 0.75]
-    assert stats["redundant"] >= 2  # "3 * 7 = 21" and "21 + 5 = 26" are the same checkpoints as 21, 26
-    assert nodes[0].position < nodes[1].position
-    capped, stats, _ = _refined(p, max_nodes=1)
-    assert len(capped) == 1 and stats["over_cap"] == 1
+    by_text = {n.text: n.support for n in nodes}
+    assert by_text["21"] == by_text["26"] == 1.0  # every voice passes through them
+    # B states 21 in words ("21 from 3 * 7"): the equations are in 2 of 3 voices, (2+1)/(3+2) = 0.6 < 0.75
+    assert "3 * 7 = 21" not in by_text and "21 + 5 = 26" not in by_text
+    assert "13 * 4 = 52" not in by_text and stats["below_support"] >= 1
+    assert [n.position for n in nodes] == sorted(n.position for n in nodes)
 
 
-def test_refine_falls_back_to_the_best_supported_nodes_when_none_reaches_the_threshold():
-    p = _problem("Find it.", "7", "First $x = 40 + 2 = 42$, so \\boxed{7}.", "Here $y = 3 \\cdot 11 = 33$, \\boxed{7}.",
-                 "Also $z = 50 + 5 = 55$ gives \\boxed{7}.")
-    nodes, _, threshold = _refined(p)
-    assert threshold == pytest.approx(1 / 3) and nodes
-    assert _refined(p, fallback=False)[0] == []
+def test_refine_keeps_a_single_voice_nodes_and_none_without_consensus():
+    single = _problem("Find it.", "7", "First $x = 40 + 2 = 42$, so \\boxed{7}.", "Here $y = 3 \\cdot 11 = 33$, \\boxed{7}.")
+    nodes, _, _ = _refined(single)
+    assert {"42", "33"} <= {n.text for n in nodes}  # one voice: its nodes, support 1.0
+    assert _refined(single, fallback=False)[0] == []
+    apart = _voices("Find it.", "7", ("A", "First $x = 40 + 2 = 42$, so \\boxed{7}."),
+                    ("B", "Here $y = 3 \\cdot 11 = 33$, \\boxed{7}."), ("C", "Also $z = 50 + 5 = 55$ gives \\boxed{7}."))
+    assert _refined(apart)[0] == []
+    record = build_record(apart, BuildConfig())
+    assert record["nodes"] == [] and "no candidate is shared by enough of the 3 voices" in record["provenance"]["note"]
 
 
 def test_every_kept_node_matches_its_own_sources():
@@ -130,19 +175,55 @@ def test_every_kept_node_matches_its_own_sources():
         assert match_nodes(p.trajectories[0].text, [node.to_json() | {"id": "n"}])[0].covered
 
 
+# ------------------------------------------------------------------ finalize (build-wide)
+def _record(pid, *nodes):
+    out = []
+    for text, kind, value, support, position in nodes:
+        out.append({"id": "", "text": text, "kind": kind, "forms": [text], "value": value, "support": support,
+                    "position": position, "standalone": True})
+    return {"id": pid, "nodes": out, "provenance": {"note": "", "refine": {"redundant": 0, "over_cap": 0}}}
+
+
+def test_finalize_common_nodes_need_context_redundancy_cap_and_order():
+    # 30 other problems whose solutions all mention 12; none mentions 1441 or x^2 = 7
+    others = [Problem(f"t/{i}", "t", "?", "1", trajectories=[Trajectory(f"so 12 apples and {i + 100} pears", "reference")])
+              for i in range(30)]
+    recs = [_record("t/a", ("1441", "value", "1441", 1.0, 0.9), ("12", "value", "12", 1.0, 0.1),
+                    ("x^2 = 7", "equation", None, 1.0, 0.5), ("1440 + 1 = 1441", "equation", None, 1.0, 0.8)),
+            _record("t/b", ("12", "value", "12", 1.0, 0.3)),
+            _record("t/c", *[(f"{100 + k} \\cdot 3", "expression", None, 1.0 - k / 20, k / 10) for k in range(10)])]
+    finalize_records(recs, others)
+    a, b, c = recs
+    assert [(n["id"], n["text"], n["standalone"]) for n in a["nodes"]] == [
+        ("n1", "12", False), ("n2", "x^2 = 7", True), ("n3", "1441", True)]  # 1440 + 1 = 1441 is redundant
+    assert a["provenance"]["refine"]["redundant"] == 1
+    assert b["nodes"] == [] and "only common nodes (12)" in b["provenance"]["note"]  # no context possible
+    assert len(c["nodes"]) == 8 and c["provenance"]["refine"]["over_cap"] == 2  # the 2 least supported go
+    assert [n["position"] for n in c["nodes"]] == sorted(n["position"] for n in c["nodes"])
+
+
+def test_matching_credits_a_common_node_only_beside_a_standalone_one():
+    nodes = [{"id": "n1", "text": "12", "kind": "value", "value": "12", "standalone": False},
+             {"id": "n2", "text": "x^2 = 7", "kind": "equation"}]
+    assert [m.covered for m in match_nodes("I have 12 apples.", nodes)] == [False, False]
+    assert [m.covered for m in match_nodes("So $x^2 = 7$ and 12 apples.", nodes)] == [True, True]
+
+
 # ------------------------------------------------------------------ record
 def test_record_schema_types_and_provenance():
     p = _problem("Ann has 5 apples and buys 7 more, then eats 3. How many?", "9", "5 + 7 = 12, and 12 - 3 = 9.")
     record = build_record(p, BuildConfig())
     assert list(record) == ["id", "benchmark", "problem", "answer", "solution", "level", "subject", "nodes", "provenance"]
-    node, step = record["nodes"]
-    assert node == {"id": "n1", "text": "12", "kind": "value", "forms": ["12"], "value": "12",
-                    "support": 1.0, "position": 0.2963}  # "5 + 7 = [12]": offset 8 of 27
-    assert step["id"] == "n2" and step["text"] == "12 - 3 = 9"  # the step that yields the answer
+    step, node = record["nodes"]
+    assert node == {"id": "n2", "text": "12", "kind": "value", "forms": ["12"], "value": "12",
+                    "support": 1.0, "position": 0.2963, "standalone": True}  # "5 + 7 = [12]": offset 8 of 27
+    assert step["id"] == "n1" and step["text"] == "5 + 7 = 12"  # "12 - 3 = 9" yields the answer: dropped
     prov = record["provenance"]
     assert prov["builder_version"] == BUILDER_VERSION and prov["extractor"] == "rules"
-    assert prov["sources"] == ["reference"] and prov["trajectories"] == prov["correct"] == 1
-    assert set(prov["refine"]) >= {"candidates", "final_answer", "restates_problem", "over_cap"}
+    assert prov["sources"] == ["reference"] and prov["voices"] == ["reference"]
+    assert prov["trajectories"] == prov["correct"] == 1 and prov["rejected_references"] == 0
+    assert prov["consensus_threshold"] is None  # one voice: nothing to agree on
+    assert set(prov["refine"]) >= {"candidates", "final_answer", "answer_piece", "restates_problem", "over_cap"}
     assert prov["llm"] == {"status": "off", "proposed": 0, "invalid": 0, "rewrites": 0} and prov["note"] == ""
     assert build_record(_problem("Ann has 5 apples and buys 7 more, then eats 3. How many?", "9",
                                  "5 + 7 = 12, and 12 - 3 = 9."), BuildConfig()) == record  # deterministic
@@ -151,6 +232,17 @@ def test_record_schema_types_and_provenance():
 def test_a_problem_without_trajectories_keeps_empty_nodes_and_says_why():
     record = build_record(Problem("t/2", "t", "?", "1"), BuildConfig())
     assert record["nodes"] == [] and record["provenance"]["note"] == "no source trajectories"
+
+
+def test_a_reference_that_never_reaches_the_gold_answer_is_flagged_and_skipped():
+    # GSM8K test #493: the gold answer is 25 (cents); the reference computes $2.00/8 = $0.25
+    text = "She buys 2 packs for a total of 4*2 = 8 razors. Each razor costs $2.00/8 = $0.25 each"
+    p = Problem("gsm8k/test/493", "gsm8k", "?", "25", trajectories=[Trajectory(text, "reference", equations=["4*2=8", "2/8=0.25"])])
+    record = build_record(p, BuildConfig())
+    assert record["nodes"] == [] and record["provenance"]["rejected_references"] == 1
+    assert "never reach the gold answer '25'" in record["provenance"]["note"]
+    fine = Problem("t/3", "t", "?", "15", trajectories=[Trajectory("9 + 6 = 15 liters out of the 24 liters.", "reference")])
+    assert build_record(fine, BuildConfig())["provenance"]["rejected_references"] == 0  # need not end with it
 
 
 # ------------------------------------------------------------------ LLM replies (untrusted)

@@ -16,7 +16,7 @@ aime25_solutions.md``)::
     Answer: 588
     Status: no verified solution — why
 
-Each solution becomes a trajectory with source ``"maintainer-written"``, correct by provenance
+Each solution becomes a trajectory with source ``"maintainer-written"`` (checked by the filter, like every reference)
 (the solutions are machine-checked by their own tests). A ``Status:`` line is kept as the
 problem's note (the record ships with ``nodes: []`` and that reason). Sections without an answer
 are skipped and counted; merging with the official problems rejects a disagreeing answer.
@@ -104,8 +104,7 @@ def parse_solutions(markdown: str, where: str, benchmark: str = "aime25") -> Imp
             sub_end = subs[j + 1].start() if j + 1 < len(subs) else len(body)
             text = body[sub.end():sub_end].strip()
             if text:
-                problem.trajectories.append(Trajectory(text=text, source="maintainer-written",
-                                                       correct=True))
+                problem.trajectories.append(Trajectory(text=text, source="maintainer-written"))
         problem.solution = "\n\n".join(
             f"Solution {k}.\n{t.text}" if len(problem.trajectories) > 1 else t.text
             for k, t in enumerate(problem.trajectories, start=1))

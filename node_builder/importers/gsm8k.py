@@ -88,6 +88,6 @@ def load(path: str | Path, benchmark: str = "gsm8k", socratic: bool | None = Non
         problem = Problem(id=pid, benchmark=benchmark, problem=question, answer=answer,
                           solution=obj["answer"].strip(), origin=where)
         problem.trajectories.append(
-            Trajectory(text=text, source=source, correct=True, equations=annotations))
+            Trajectory(text=text, source=source, equations=annotations))
         result.problems.append(problem)
     return result

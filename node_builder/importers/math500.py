@@ -2,7 +2,7 @@
 
 Input line: ``{"problem", "solution", "answer", "subject", "level", "unique_id"}``.
 Output: ``Problem(id="math500/" + unique_id without ".json", trajectories=[reference])``; the
-reference is correct by provenance (source ``"reference"``), Asymptote code removed from the
+reference (source ``"reference"``; the filter checks it reaches the answer), Asymptote code removed from the
 text nodes are matched against. A line without an answer or id is skipped and counted; a
 problem without a solution keeps no trajectory (it ships with ``nodes: []``).
 
@@ -54,6 +54,6 @@ def load(path: str | Path, benchmark: str = "math500") -> ImportResult:
             continue
         if problem.solution:
             problem.trajectories.append(
-                Trajectory(text=strip_asy(problem.solution).strip(), source="reference", correct=True))
+                Trajectory(text=strip_asy(problem.solution).strip(), source="reference"))
         result.problems.append(problem)
     return result
