@@ -242,7 +242,7 @@ def _attach_samples(problem, entry: dict, samples_only: bool) -> None:
 
 
 def _config_from_args(args) -> BuildConfig:
-    refine = RefineConfig(min_support=args.min_support, max_nodes=args.max_nodes,
+    refine = RefineConfig(min_support=args.min_support, min_consensus=args.min_consensus, max_nodes=args.max_nodes,
                           fallback=not args.no_fallback)
     return BuildConfig(refine=refine, extractor="rules+llm" if args.extractor == "llm" else "rules")
 
@@ -294,8 +294,14 @@ def cmd_build_all(args) -> int:
 
 
 def cmd_stats(args) -> int:
-    from node_builder.stats import file_stats
+    from node_builder.stats import STATS_END, STATS_START, file_stats, statistics_section, write_section
 
+    if args.card:
+        try:
+            write_section(args.card, STATS_START, STATS_END, statistics_section(args.data))
+        except (OSError, ValueError) as exc:
+            raise CliError(f"--card {args.card}: {exc}") from None
+        return 0
     report = {Path(p).name: file_stats(p) for p in args.data}
     print(json.dumps(report, indent=2))
     return 0
@@ -304,10 +310,13 @@ def cmd_stats(args) -> int:
 def _add_refine_args(p: argparse.ArgumentParser) -> None:
     d = RefineConfig()
     p.add_argument("--min-support", type=fraction, default=d.min_support,
-                   help="keep nodes in at least this fraction (0, 1] of correct trajectories (default %(default)s)")
+                   help="keep nodes in at least this share (0, 1] of the voices (default %(default)s)")
+    p.add_argument("--min-consensus", type=fraction, default=d.min_consensus,
+                   help="and whose estimate (k+1)/(n+2) that one more voice agrees is at least this, in (0, 1] "
+                        "(default %(default)s)")
     p.add_argument("--max-nodes", type=positive_int, default=d.max_nodes, help="cap k, >= 1 (default %(default)s)")
     p.add_argument("--no-fallback", action="store_true",
-                   help="no nodes for a problem when none reaches --min-support")
+                   help="no nodes for a problem with a single voice (nothing to agree on)")
     p.add_argument("--strict", action="store_true", help="exit 1 when anything was skipped")
     p.add_argument("--quiet", action="store_true", help="no progress bar or summary")
 
@@ -360,8 +369,9 @@ def make_parser() -> argparse.ArgumentParser:
     _add_refine_args(a)
     a.set_defaults(func=cmd_build_all)
 
-    s = sub.add_parser("stats", help="node statistics of data files (JSON)")
+    s = sub.add_parser("stats", help="node statistics of data files (JSON), or the data card's tables")
     s.add_argument("data", nargs="+")
+    s.add_argument("--card", help="write the statistics tables into this data card (between its markers)")
     s.set_defaults(func=cmd_stats)
     return parser
 

@@ -17,9 +17,9 @@ output):
    gets ``standalone: false``: the matcher credits it only when a standalone node of the same
    problem (an equation, a rare number) is covered too. A record without any standalone node
    loses its nodes (they could never be credited); its note says why.
-3. **redundant** — an arithmetic equation (or bare assignment) whose result is a *standalone*
-   value node of the problem (``16-3-4=9`` beside a rare ``9``) is the same checkpoint matched
-   more strictly: dropped. Beside a common value it stays: it gives that value its context.
+3. **redundant** — a value and the arithmetic equation (or bare assignment) that computes it
+   are one step (``9`` and ``16-3-4=9``): a rare value stays and its equation goes; a common
+   value goes and its equation stays (it carries the value's context: the computation).
 4. **cap** — at most ``max_nodes`` (8): rank by support, then standalone before common, then
    equations and values before expressions and propositions; where the cut falls inside a tie,
    keep nodes spread evenly over the solution. NCR keeps a resolution of 1/8 without rewarding
@@ -125,14 +125,30 @@ def _cap(nodes: list[dict], max_nodes: int) -> list[dict]:
     return sure + _spread(tied, max_nodes - len(sure))
 
 
+def _one_node_per_step(nodes: list[dict]) -> list[dict]:
+    """A value and the equation that computes it (``9`` and ``16-3-4=9``, ``x = 9``) are one
+    step: keep the value when it is standalone (rare), else the equation, which carries its
+    context; a common value without such an equation stays, non-standalone."""
+    values = {number_of(n["value"]): n for n in nodes if n["kind"] == "value"}
+    computed = {v for v in values if any(n["kind"] == "equation" and is_arithmetic_for(n["text"], {v}) for n in nodes)}
+    out = []
+    for node in nodes:
+        if node["kind"] == "value" and number_of(node["value"]) in computed and not node["standalone"]:
+            continue  # its equation stays
+        if node["kind"] == "equation" and any(values[v]["standalone"] and is_arithmetic_for(node["text"], {v})
+                                             for v in computed):
+            continue  # the rare value stays
+        out.append(node)
+    return out
+
+
 def finalize_record(record: dict, shares: list[float], common_share: float, max_nodes: int) -> dict:
     """Steps 2-5 for one record, given each node's background share (in node order)."""
     nodes = record["nodes"]
     for node, share in zip(nodes, shares):
         node["standalone"] = share <= common_share
     stats = record["provenance"]["refine"]
-    rare_values = {number_of(n["value"]) for n in nodes if n["kind"] == "value" and n["standalone"]}
-    kept = [n for n in nodes if not (n["kind"] == "equation" and is_arithmetic_for(n["text"], rare_values))]
+    kept = _one_node_per_step(nodes)
     stats["redundant"] += len(nodes) - len(kept)
     capped = _cap(kept, max_nodes)
     stats["over_cap"] += len(kept) - len(capped)

@@ -4,10 +4,12 @@ r"""Node statistics of a shipped data file (the figures of the data card and of 
 
     problems, with_nodes, with_nodes_pct, nodes, k_mean, k_median, k_max, kinds{...},
     support_mean, value_nodes, value_eq_answer_pct, value_in_problem_pct,
-    self_match_pct (nodes the matcher finds in the record's own ``solution`` text, GSM8K
-    calculator annotations removed as the importer does),
-    ordered (every node list ascending in position), fallback_problems (support threshold below
-    the default 0.5), sources{...}, correct_trajectories_mean
+    self_match_pct (for records built from human solutions alone -- whose ``solution`` field is
+    the source -- the nodes the matcher finds in it, GSM8K calculator annotations removed as the
+    importer does), reference_match_pct (for records with model voices: nodes found in the
+    reference solution too), standalone_pct, voices_mean, multi_voice_problems,
+    rejected_references, notes_missing (empty records without a note),
+    ordered (every node list ascending in position), sources{...}, correct_trajectories_mean
 
 "equal to a number given in the problem" = the matcher covers the value in the problem text, the
 problem writes the number anywhere (``numbers_in``: also inside expressions), or states it in
@@ -23,7 +25,7 @@ Example:
     >>> rec = {"problem": "5 + 7 - 3?", "answer": "9", "solution": "5+7=12, 12-3=9",
     ...        "nodes": [{"id": "n1", "text": "12", "kind": "value", "forms": ["12"], "value": "12",
     ...                   "support": 1.0, "position": 0.3}],
-    ...        "provenance": {"sources": ["reference"], "correct": 1, "support_threshold": 0.5}}
+    ...        "provenance": {"sources": ["reference"], "voices": ["reference"], "correct": 1}}
     >>> _ = open(p, "w").write(json.dumps(rec) + "\n")
     >>> s = file_stats(p); s["with_nodes_pct"], s["value_eq_answer_pct"], s["self_match_pct"]
     (100.0, 0.0, 100.0)
@@ -69,16 +71,20 @@ def file_stats(path: str) -> dict:
         records = [json.loads(line) for line in handle if line.strip()]
     ks = [len(r["nodes"]) for r in records]
     kinds, sources = Counter(), Counter()
-    value_nodes = eq_answer = in_problem = self_matched = checkable = fallback = 0
+    value_nodes = eq_answer = in_problem = self_matched = checkable = standalone = 0
+    reference_matched = reference_checkable = notes_missing = rejected = multi_voice = 0
     digits_hits = plain_answer_hits = 0
-    supports, ordered, correct = [], True, []
+    supports, ordered, correct, voices = [], True, [], []
     for record in records:
         nodes = record["nodes"]
         prov = record.get("provenance", {})
         sources.update(prov.get("sources", []))
         correct.append(prov.get("correct", 0))
-        if nodes and prov.get("support_threshold", 0.5) < 0.5:
-            fallback += 1
+        record_voices = prov.get("voices", ["reference"])
+        voices.append(len(record_voices))
+        multi_voice += len(record_voices) > 1
+        rejected += prov.get("rejected_references", 0)
+        notes_missing += not nodes and not prov.get("note")
         positions = [n["position"] for n in nodes]
         ordered = ordered and positions == sorted(positions)
         answer = number_of(record["answer"])
@@ -86,13 +92,18 @@ def file_stats(path: str) -> dict:
         digits = {Fraction(d.replace(",", "")) for d in _DIGITS.findall(record["problem"])}
         plain_answer = _plain_number(record["answer"])
         in_text = _covered_ids(record["problem"], [n for n in nodes if n["kind"] == "value"])
-        if record.get("solution"):
-            checkable += len(nodes)
-            solution = strip_calculator_annotations(record["solution"])[0]
-            self_matched += len(_covered_ids(solution, nodes))
+        if record.get("solution") and nodes:
+            found = len(_covered_ids(strip_calculator_annotations(record["solution"])[0], nodes))
+            if record_voices == ["reference"]:
+                checkable += len(nodes)
+                self_matched += found
+            else:
+                reference_checkable += len(nodes)
+                reference_matched += found
         for node in nodes:
             kinds[node["kind"]] += 1
             supports.append(node["support"])
+            standalone += node.get("standalone", True)
             if node["kind"] == "value":
                 value_nodes += 1
                 number = number_of(node["value"])
@@ -107,11 +118,57 @@ def file_stats(path: str) -> dict:
         "k_median": statistics.median(ks) if ks else 0, "k_max": max(ks, default=0),
         "kinds": dict(sorted(kinds.items())),
         "support_mean": round(statistics.mean(supports), 3) if supports else 0.0,
+        "standalone_pct": _pct(standalone, sum(ks)),
         "value_nodes": value_nodes, "value_eq_answer_pct": _pct(eq_answer, value_nodes),
         "value_in_problem_pct": _pct(in_problem, value_nodes),
         "value_in_problem_digits_pct": _pct(digits_hits, value_nodes),
         "value_eq_answer_plain_pct": _pct(plain_answer_hits, value_nodes),
-        "self_match_pct": _pct(self_matched, checkable), "ordered": ordered,
-        "fallback_problems": fallback, "sources": dict(sorted(sources.items())),
+        "self_match_pct": _pct(self_matched, checkable) if checkable else None,
+        "reference_match_pct": _pct(reference_matched, reference_checkable) if reference_checkable else None,
+        "voices_mean": round(statistics.mean(voices), 2) if voices else 0.0,
+        "multi_voice_problems": multi_voice, "rejected_references": rejected, "notes_missing": notes_missing,
+        "ordered": ordered, "sources": dict(sorted(sources.items())),
         "correct_trajectories_mean": round(statistics.mean(correct), 2) if correct else 0.0,
     }
+
+
+STATS_START = "<!-- statistics:start (written by python -m node_builder stats --card) -->"
+STATS_END = "<!-- statistics:end -->"
+
+
+def statistics_section(paths: list[str]) -> str:
+    """The data card's statistics tables (Markdown) for the given data files."""
+    rows, checks = [], []
+    for path in paths:
+        s = file_stats(path)
+        name = path.rsplit("/", 1)[-1]
+        k = s["kinds"]
+        rows.append(f"| `{name}` | {s['problems']} | {s['with_nodes']} ({s['with_nodes_pct']}%) | {s['nodes']} | "
+                    f"{s['k_mean']} / {s['k_median']} / {s['k_max']} | {k.get('value', 0)} / {k.get('equation', 0)} / "
+                    f"{k.get('expression', 0)} / {k.get('proposition', 0)} | {s['standalone_pct']}% | "
+                    f"{s['support_mean']} | {s['voices_mean']} | {s['multi_voice_problems']} |")
+        self_match = "–" if s["self_match_pct"] is None else f"{s['self_match_pct']}%"
+        reference = "–" if s["reference_match_pct"] is None else f"{s['reference_match_pct']}%"
+        checks.append(f"| `{name}` | {s['value_eq_answer_pct']}% ({s['value_eq_answer_plain_pct']}%) | "
+                      f"{s['value_in_problem_pct']}% ({s['value_in_problem_digits_pct']}%) | {self_match} | "
+                      f"{reference} | {s['rejected_references']} | {s['notes_missing']} |")
+    return "\n".join([
+        "| file | problems | with nodes | nodes | k mean / median / max | value / equation / expression / proposition "
+        "| standalone | support mean | voices per problem | problems with 2+ voices |",
+        "|---|---:|---:|---:|---|---|---:|---:|---:|---:|", *rows, "",
+        "| file | value = answer | value given in problem | nodes in own sources (human only) "
+        "| nodes in the reference (multi-voice) | references rejected | empty records without a note |",
+        "|---|---:|---:|---:|---:|---:|---:|", *checks])
+
+
+def write_section(card: str, start: str, end: str, body: str) -> None:
+    """Replace the text between the ``start`` and ``end`` markers of ``card`` with ``body``."""
+    import re
+    from pathlib import Path
+
+    path = Path(card)
+    text = path.read_text(encoding="utf-8")
+    pattern = re.compile(re.escape(start) + r".*?" + re.escape(end), re.S)
+    if not pattern.search(text):
+        raise ValueError(f"{card}: no section markers {start} ... {end}")
+    path.write_text(pattern.sub(lambda _: f"{start}\n{body}\n{end}", text), encoding="utf-8")

@@ -155,10 +155,14 @@ def test_refine_support_counts_voices_and_keeps_what_a_new_voice_likely_shares()
 
 
 def test_refine_keeps_a_single_voice_nodes_and_none_without_consensus():
-    single = _problem("Find it.", "7", "First $x = 40 + 2 = 42$, so \\boxed{7}.", "Here $y = 3 \\cdot 11 = 33$, \\boxed{7}.")
-    nodes, _, _ = _refined(single)
-    assert {"42", "33"} <= {n.text for n in nodes}  # one voice: its nodes, support 1.0
-    assert _refined(single, fallback=False)[0] == []
+    lone = _problem("Find it.", "7", "First $x = 40 + 2 = 42$ and $y = 3 \\cdot 11 = 33$, so \\boxed{7}.")
+    nodes, _, _ = _refined(lone)
+    assert {"42", "33"} <= {n.text for n in nodes} and {n.support for n in nodes} == {1.0}  # all it has
+    assert _refined(lone, fallback=False)[0] == []
+    # one voice with several solutions (an AoPS page): what they share
+    pages = _problem("Find it.", "7", "First $x = 40 + 2 = 42$, so \\boxed{7}.",
+                     "Here $y = 3 \\cdot 11 = 33$ and $z = 6 \\cdot 7 = 42$, \\boxed{7}.")
+    assert {n.text for n in _refined(pages)[0] if n.kind == "value"} == {"42"}
     apart = _voices("Find it.", "7", ("A", "First $x = 40 + 2 = 42$, so \\boxed{7}."),
                     ("B", "Here $y = 3 \\cdot 11 = 33$, \\boxed{7}."), ("C", "Also $z = 50 + 5 = 55$ gives \\boxed{7}."))
     assert _refined(apart)[0] == []
@@ -185,18 +189,21 @@ def _record(pid, *nodes):
 
 
 def test_finalize_common_nodes_need_context_redundancy_cap_and_order():
-    # 30 other problems whose solutions all mention 12; none mentions 1441 or x^2 = 7
-    others = [Problem(f"t/{i}", "t", "?", "1", trajectories=[Trajectory(f"so 12 apples and {i + 100} pears", "reference")])
+    # 30 other problems whose solutions all mention 12 and 5; none mentions 1441 or x^2 = 7
+    others = [Problem(f"t/{i}", "t", "?", "1", trajectories=[Trajectory(f"so 12 apples, 5 plums, {i + 100} pears", "reference")])
               for i in range(30)]
     recs = [_record("t/a", ("1441", "value", "1441", 1.0, 0.9), ("12", "value", "12", 1.0, 0.1),
-                    ("x^2 = 7", "equation", None, 1.0, 0.5), ("1440 + 1 = 1441", "equation", None, 1.0, 0.8)),
+                    ("x^2 = 7", "equation", None, 1.0, 0.5), ("1440 + 1 = 1441", "equation", None, 1.0, 0.8),
+                    ("5", "value", "5", 1.0, 0.2), ("2 \\cdot 3 - 1 = 5", "equation", None, 1.0, 0.25)),
             _record("t/b", ("12", "value", "12", 1.0, 0.3)),
             _record("t/c", *[(f"{100 + k} \\cdot 3", "expression", None, 1.0 - k / 20, k / 10) for k in range(10)])]
     finalize_records(recs, others)
     a, b, c = recs
+    # one node per step: the rare 1441 stays and its computation goes; the common 5 goes and its
+    # computation stays (it is the context); the common 12 has no computation: it stays, credited in context
     assert [(n["id"], n["text"], n["standalone"]) for n in a["nodes"]] == [
-        ("n1", "12", False), ("n2", "x^2 = 7", True), ("n3", "1441", True)]  # 1440 + 1 = 1441 is redundant
-    assert a["provenance"]["refine"]["redundant"] == 1
+        ("n1", "12", False), ("n2", "2 \\cdot 3 - 1 = 5", True), ("n3", "x^2 = 7", True), ("n4", "1441", True)]
+    assert a["provenance"]["refine"]["redundant"] == 2
     assert b["nodes"] == [] and "only common nodes (12)" in b["provenance"]["note"]  # no context possible
     assert len(c["nodes"]) == 8 and c["provenance"]["refine"]["over_cap"] == 2  # the 2 least supported go
     assert [n["position"] for n in c["nodes"]] == sorted(n["position"] for n in c["nodes"])
