@@ -18,6 +18,12 @@ Scores are appended to ``--out`` as they are computed, one line per completion; 
 the completions already scored (nothing lost, nothing duplicated after a crash). The command
 ends with a summary table: Acc (and pass@k with several samples per problem), NCR, TPN and mean
 tokens, per benchmark and overall. Bad lines are reported as ``FILE:LINE: reason`` and skipped.
+
+Thinking models: ``--think-format`` says where the final answer is (default ``think,sky-t1``:
+after the last ``</think>`` or ``<|end_of_thought|>``, inside a Sky-T1 solution block; see
+``consensus_metrics.answer.ThinkFormat``); ``--think-prefilled auto|true|false`` says whether the
+chat template opened ``<think>`` for the model (``auto``: detected from ``--tokenizer``'s chat
+template), so that a completion without ``</think>`` is an unclosed trace (acc 0).
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ import json
 import os
 import sys
 
+from .answer import DEFAULT_THINK_FORMAT
 from .batch import iter_score_batch
 from .budget import DEFAULT_BUDGET_S
 from .metrics import aggregate_scores
@@ -200,6 +207,25 @@ def _check_paths(args) -> str | None:
     return None
 
 
+def _think_format(args):
+    """The ThinkFormat of ``--think-format`` / ``--think-prefilled`` (``auto`` inspects the
+    chat template of ``--tokenizer``)."""
+    from .answer import ThinkFormat
+    from .chat_template import parse_setting, resolve_think_prefilled
+    from .tokens import load_tokenizer
+
+    fmt = ThinkFormat.parse(args.think_format)
+    setting = parse_setting(args.think_prefilled)
+    tokenizer = args.tokenizer
+    if setting == "auto" and isinstance(tokenizer, str):
+        tokenizer = load_tokenizer(tokenizer)
+    prefilled = resolve_think_prefilled(setting, tokenizer if setting == "auto" else None, fmt)
+    if prefilled and setting == "auto":
+        _warn(f"--think-prefilled auto: the chat template of {args.tokenizer} opens the trace for the model; "
+              "a completion without a close marker is an unclosed trace (acc 0)")
+    return fmt.with_prefilled(prefilled)
+
+
 def cmd_score(args) -> int:
     problem = _check_paths(args)
     if problem:
@@ -212,11 +238,21 @@ def cmd_score(args) -> int:
         _warn("no usable problems in --data")
         return 2
     unit = tokenizer_name(args.tokenizer)
+    try:
+        think_format = _think_format(args)
+    except (ValueError, OSError) as exc:
+        _warn(f"--think-format/--think-prefilled: {exc}")
+        return 2
     scored = _scored_rows(args.out)
     units = {row.get("tpn_unit") for row in scored.values()} - {unit}
     if units:
         _warn(f"--out {args.out} holds scores whose TPN counts {sorted(map(str, units))}, not {unit}: "
               "rerun with the same --tokenizer, or write to a new --out")
+        return 2
+    formats = {row.get("think_format", DEFAULT_THINK_FORMAT.spec()) for row in scored.values()} - {think_format.spec()}
+    if formats:
+        _warn(f"--out {args.out} holds scores whose answers were read with think format {sorted(map(str, formats))}, "
+              f"not {think_format.spec()}: rerun with the same --think-format/--think-prefilled, or write to a new --out")
         return 2
     done = set(scored)
     todo = []
@@ -251,13 +287,16 @@ def cmd_score(args) -> int:
     with open(args.out, "a", encoding="utf-8") as out:
         items = ((text, problems[pid]["nodes"], problems[pid]["answer"]) for pid, _j, text in todo)
         scores = iter_score_batch(items, total=len(todo), tokenizer=args.tokenizer, workers=args.workers,
-                                  budget_s=args.budget, symbolic=not args.no_symbolic, progress=not args.quiet)
+                                  budget_s=args.budget, symbolic=not args.no_symbolic, progress=not args.quiet,
+                                  think_format=think_format)
         for (pid, j, _text), score in zip(todo, scores):
-            row = {"id": pid, "sample": j, "benchmark": problems[pid]["benchmark"], **score}
+            row = {"id": pid, "sample": j, "benchmark": problems[pid]["benchmark"], **score,
+                   "think_format": think_format.spec()}
             out.write(json.dumps(row, ensure_ascii=False) + "\n")
             out.flush()
     rows = list(_scored_rows(args.out).values())
-    print(f"scored {len(todo)} new completions ({len(done)} already in {args.out}); TPN unit: {unit}")
+    print(f"scored {len(todo)} new completions ({len(done)} already in {args.out}); TPN unit: {unit}; "
+          f"answer read with think format {think_format.spec()}")
     skipped = {k: v for k, v in counters.items() if v}
     if skipped:
         print("skipped: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in skipped.items()))
@@ -277,6 +316,13 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
     score.add_argument("--budget", type=float, default=DEFAULT_BUDGET_S, help="seconds per trajectory (default %(default)s)")
     score.add_argument("--no-symbolic", action="store_true", help="disable the symbolic matching fallback")
+    score.add_argument("--think-format", default=None, metavar="SPEC",
+                       help="where the final answer is: default (= think,sky-t1), think, sky-t1, none, "
+                            "trace:OPEN:CLOSE, answer:OPEN:CLOSE, comma-separated")
+    score.add_argument("--think-prefilled", default="auto", metavar="auto|true|false",
+                       help="the chat template opens <think> for the model, so a completion without "
+                            "</think> is an unclosed trace (acc 0); auto: detect from --tokenizer's template "
+                            "(default auto; without --tokenizer: false)")
     score.add_argument("--quiet", action="store_true", help="no progress bar")
     score.set_defaults(func=cmd_score)
     return parser

@@ -3,8 +3,10 @@
 This module is the only place the rewards touch the metrics library. Per completion:
 
 1. the guard (:mod:`training_recipes.guards`) blanks long number lists and flags number spam;
-2. ``consensus_metrics.score_trajectory`` gives ``acc`` (math-verify on the text
-   after the last ``</think>``) and ``ncr`` (covered nodes / k) on the guarded text;
+2. ``consensus_metrics.score_trajectory`` gives ``acc`` (math-verify on the final answer: the
+   text after the last ``</think>`` or Sky-T1 ``<|end_of_thought|>``; ``think_format`` says
+   which markers and whether the chat template opened the trace, see
+   ``consensus_metrics.ThinkFormat``) and ``ncr`` (covered nodes / k) on the guarded text;
 3. the node-pasting rule drops node credit when matched node spans make up most of the text.
 
 ``acc`` is always computed on the original completion, never on the guarded text. When node
@@ -144,16 +146,16 @@ def _node_share(text: str, nodes: list, covered: list[str], spans: list, budget_
 
 
 def _score_one(text: str, nodes: list, answer: str, guard: GuardConfig, need_nodes: bool,
-               budget_s: float) -> CompletionScore:
+               budget_s: float, think_format=None) -> CompletionScore:
     """One completion, all steps (guard, scoring, node-pasting rule); runs in a worker or inline."""
     import consensus_metrics
 
     def run(t: str, n: list) -> dict:
         # A score that ran out of its time budget is partial (biased low): score it once more (a
         # cold process can time out on start-up costs alone); a second time-out stays marked.
-        score = consensus_metrics.score_trajectory(t, n, answer, budget_s=budget_s)
+        score = consensus_metrics.score_trajectory(t, n, answer, budget_s=budget_s, think_format=think_format)
         if score.get("timed_out"):
-            score = consensus_metrics.score_trajectory(t, n, answer, budget_s=budget_s)
+            score = consensus_metrics.score_trajectory(t, n, answer, budget_s=budget_s, think_format=think_format)
         return score
 
     if not need_nodes or not nodes:
@@ -188,6 +190,7 @@ def score_completions(
     need_nodes: bool = True,
     workers: int = 0,
     budget_s: float = 1.0,
+    think_format=None,
 ) -> list[CompletionScore]:
     """Score each completion (see the module docstring); lists are aligned, one entry per completion.
 
@@ -200,13 +203,20 @@ def score_completions(
         workers: >1 scores in a persistent pool of that many worker processes (spawned and warmed
             up once per process, reused by every later call); the guard runs there too.
         budget_s: time budget per completion and scoring call (``score_trajectory``).
+        think_format: where the final answer is (``consensus_metrics.ThinkFormat`` or its setting
+            string, e.g. ``"think+prefilled"`` for a template that opens ``<think>``); default
+            ``<think>`` and Sky-T1 markers, not prefilled.
     """
+    from consensus_metrics.answer import resolve_think_format
+
+    think_format = resolve_think_format(think_format)
     guard = guard or GuardConfig()
     if not (len(texts) == len(answers) == len(nodes_list)):
         raise ValueError(
             f"score_completions: {len(texts)} texts, {len(answers)} answers, {len(nodes_list)} node lists"
         )
-    items = [("" if t is None else str(t), _as_nodes(n), "" if a is None else str(a), guard, need_nodes, budget_s)
+    items = [("" if t is None else str(t), _as_nodes(n), "" if a is None else str(a), guard, need_nodes, budget_s,
+              think_format)
              for t, a, n in zip(texts, answers, nodes_list, strict=True)]
     if workers and workers > 1 and len(items) > 1:
         size = max(1, min(16, len(items) // (4 * workers)))

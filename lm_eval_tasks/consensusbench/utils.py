@@ -59,6 +59,14 @@ PACKAGE_DATA_DIR = Path(__file__).resolve().parent / "data"
 PASS_AT_K = (2, 4, 8, 16, 32, 64, 128)
 """pass@k values reported (those <= n, plus k = n) when a task runs ``repeats: n`` > 1."""
 
+THINK_FORMAT_KEY = "think_format"
+"""Task metadata key: where the final answer is (``consensus_metrics.ThinkFormat`` setting string,
+default ``think,sky-t1``), e.g. ``--metadata '{"think_format": "think"}'``."""
+THINK_PREFILLED_KEY = "think_prefilled"
+"""Task metadata key: ``auto`` (default: detected from the evaluated model's chat template),
+``true`` or ``false`` -- the chat template opens ``<think>`` for the model, so a generation
+without ``</think>`` is an unclosed trace (acc 0)."""
+
 TOKENIZER_KEYS = ("tpn_tokenizer", "tokenizer", "pretrained", "model")
 """Metadata keys naming TPN's tokenizer, first match wins. ``--model_args`` lands in the
 metadata, so ``pretrained=`` (hf, vllm) or ``tokenizer=``/``model=`` (local-*-completions) work;
@@ -115,7 +123,8 @@ def load_consensusbench(data_file: str, data_dir: str | None = None, **metadata:
             find TPN's tokenizer (see :data:`TOKENIZER_KEYS`).
 
     Every doc gets a ``tpn_tokenizer`` field naming that tokenizer (``""``: none given, TPN
-    then counts regex pre-tokens), so the samples file says what TPN was measured in.
+    then counts regex pre-tokens), so the samples file says what TPN was measured in, and a
+    ``think_format`` field (see :func:`resolve_think_format`): where the final answer is read.
     """
     import datasets
 
@@ -127,13 +136,46 @@ def load_consensusbench(data_file: str, data_dir: str | None = None, **metadata:
             "ConsensusBench: no tokenizer in --model_args (pretrained=/tokenizer=/model=); TPN "
             "and n_tokens will count regex pre-tokens instead of model tokens."
         )
+    think_format = resolve_think_format(metadata, tokenizer_name)
     for row in rows:
         row["tpn_tokenizer"] = tokenizer_name
+        row["think_format"] = think_format
     try:
         dataset = datasets.Dataset.from_list(rows)
     except Exception as err:  # pyarrow raises several types for inconsistent columns
         raise ValueError(f"{path}: rows have inconsistent field types ({err})") from err
     return {"test": dataset}
+
+
+def resolve_think_format(metadata: dict[str, Any], tokenizer_name: str = "") -> str:
+    """The ``think_format`` setting string the docs are scored with.
+
+    ``metadata["think_format"]`` (default ``think,sky-t1``) plus ``+prefilled`` when
+    ``metadata["think_prefilled"]`` is ``true``, or is ``auto``/unset and the evaluated model's
+    chat template opens a trace for it (:func:`consensus_metrics.chat_template.detect_think_prefilled`;
+    ``enable_thinking`` from ``--model_args`` is passed to the template). Auto-detection assumes
+    ``--apply_chat_template`` (what thinking models need); without it, set ``think_prefilled``.
+
+    >>> resolve_think_format({"think_prefilled": "true", "think_format": "think"})
+    'think+prefilled'
+    >>> resolve_think_format({})
+    'think,sky-t1'
+    """
+    from consensus_metrics.chat_template import parse_setting, resolve_think_prefilled
+
+    setting = parse_setting(metadata.get(THINK_PREFILLED_KEY))
+    fmt = consensus_metrics.ThinkFormat.parse(metadata.get(THINK_FORMAT_KEY) or None)
+    template_kwargs = {}
+    if metadata.get("enable_thinking") is not None:
+        template_kwargs["enable_thinking"] = str(metadata["enable_thinking"]).strip().lower() in ("true", "1", "yes")
+    tokenizer = load_tokenizer(tokenizer_name) if setting == "auto" and tokenizer_name else None
+    prefilled = resolve_think_prefilled(setting, tokenizer, fmt, **template_kwargs)
+    if prefilled and setting == "auto":
+        log.warning("ConsensusBench: the chat template of %s opens the reasoning trace for the model "
+                    "(think_prefilled detected): a generation without a close marker (</think>) is an "
+                    "unclosed trace, scored acc 0. Set --metadata '{\"think_prefilled\": false}' to "
+                    "read such a text as the answer.", tokenizer_name)
+    return fmt.with_prefilled(prefilled).spec()
 
 
 # ----------------------------------------------------------------------------- scoring
@@ -173,8 +215,10 @@ def process_results(doc: dict, results: Sequence[Any]) -> dict[str, Any]:
     # Start this thread's matcher sandbox before the clock runs: the first start (about 1 s)
     # would otherwise eat the per-trajectory budget and flag a timeout. A no-op afterwards.
     consensus_metrics.warmup()
+    think_format = doc.get("think_format") or None  # docs from before the setting: the default
     scores = [
-        consensus_metrics.score_trajectory(text, doc["nodes"], doc["answer"], tokenizer=tokenizer)
+        consensus_metrics.score_trajectory(text, doc["nodes"], doc["answer"], tokenizer=tokenizer,
+                                           think_format=think_format)
         for text in texts
     ]
     n = len(scores)
