@@ -38,6 +38,7 @@ from .leaderboard import (all_keys, common_keys, direction, display_keys, displa
                           format_value, leaderboard_frame, metric_label, metrics_long,
                           repeat_summary, resolve_sort, sort_leaderboard, to_markdown)
 from .loading import Run, load_runs
+from .provenance import run_nodes_summary
 from .samples import attach_texts, sample_frames
 
 CSS_CLASS = {"right & covered": "c-right-covered", "right, missing process": "c-right-missing",
@@ -56,6 +57,8 @@ class ReportOptions:
     examples: int = 2
     title: str = "ConsensusBench report"
     command: str = ""
+    intro: tuple[str, ...] = ()
+    """Plain sentences shown under the title ("About these runs"), escaped like all text."""
 
 
 def _write(path: Path, data: str | bytes) -> Path:
@@ -86,6 +89,12 @@ def _board_context(frame: pd.DataFrame, sorted_by: str, ascending: bool, shared:
                {"label": "Model", "text": True, "direction": "asc", "title": "model"},
                {"label": "Settings", "text": True, "direction": "asc", "title": "decoding"}]
     sources = ["run", "model", "settings"]
+    if "nodes" in frame.columns:
+        columns.append({"label": "Nodes scored against", "text": True, "direction": "asc",
+                        "title": "node file of the scored problems, what its nodes were built from, and "
+                                 "whether this run's model voted in them"})
+        sources.append("nodes")
+    text_columns = len(sources)
     groups = []
     for key in display_keys(frame):
         metrics = display_metrics(frame, key)
@@ -101,7 +110,7 @@ def _board_context(frame: pd.DataFrame, sorted_by: str, ascending: bool, shared:
     for column, source in zip(columns, sources):
         column["sorted"] = ("asc" if ascending else "desc") if source == sorted_by else ""
     best: dict[str, float] = {}
-    for source in sources[3:]:
+    for source in sources[text_columns:]:
         values = frame[source].dropna()
         sign = direction(source)
         if len(values) > 1 and sign != 0 and values.nunique() > 1:
@@ -111,8 +120,8 @@ def _board_context(frame: pd.DataFrame, sorted_by: str, ascending: bool, shared:
         cells = []
         for source in sources:
             value = record[source]
-            if source in ("run", "model", "settings"):
-                cells.append({"html": value, "sort": value, "cls": "text"})
+            if source in ("run", "model", "settings", "nodes"):
+                cells.append({"html": value, "sort": value, "cls": "text" + (" small" if source == "nodes" else "")})
                 continue
             metric = source.split("/", 1)[1]
             stderr = record.get(f"{source}_stderr", math.nan)
@@ -130,7 +139,7 @@ def _board_context(frame: pd.DataFrame, sorted_by: str, ascending: bool, shared:
     mean_note = (f"mean: macro average over the benchmarks every run has ({', '.join(shared)})."
                  if "mean" in display_keys(frame) else "")
     return {"columns": columns, "groups": groups, "rows": rows, "sorted_by": sorted_by,
-            "ascending": ascending, "mean_note": mean_note}
+            "ascending": ascending, "mean_note": mean_note, "text_columns": text_columns}
 
 
 def _repeat_cells(repeats: pd.DataFrame) -> tuple[list[str], list[dict[str, Any]]]:
@@ -331,13 +340,16 @@ def build_report(specs: list[str], out_dir: str | os.PathLike,
     figures_dir.mkdir(parents=True, exist_ok=True)
     written: dict[str, Path] = {}
 
-    # Leaderboard (results JSON only).
+    # Leaderboard (results JSON; the node-file column from the samples files' docs).
     long = metrics_long(runs)
     frame = leaderboard_frame(runs)
+    node_lines = {run.label: run_nodes_summary(run) for run in runs}
+    if any(node_lines.values()):
+        frame.insert(frame.columns.get_loc("settings") + 1, "nodes", frame["run"].map(node_lines).fillna(""))
     sorted_by, ascending = resolve_sort(frame, options.sort_by, options.ascending)
     board = sort_leaderboard(frame, sorted_by, ascending)
     shared = common_keys(runs)
-    notes = _global_notes(runs, shared)
+    notes = _global_notes(runs, shared) + _own_vote_notes(runs, node_lines)
     comparison = compare_to_baseline(long, baseline) if baseline else None
     repeats = repeat_summary(runs)
     markdown = to_markdown(board, shared)
@@ -381,6 +393,13 @@ def build_report(specs: list[str], out_dir: str | os.PathLike,
     figures["main"] += _figure(plots.acc_vs_ncr(long, labels), "acc_vs_ncr",
                                "Acc against NCR per run (colour) and benchmark (marker), ±1 s.e.; "
                                "dotted: Acc = NCR.", figures_dir, written)
+    figures["main"] += _figure(plots.metric_bars(long, labels, "acc", "Acc (pass@1)",
+                                                 "Final-answer accuracy (higher is better)"),
+                               "acc", "Acc per benchmark and run, ±1 s.e.", figures_dir, written)
+    figures["main"] += _figure(plots.metric_bars(long, labels, "ncr", "NCR (node coverage rate)",
+                                                 "Consensus nodes reached (higher is better)"),
+                               "ncr", "NCR per benchmark and run, ±1 s.e.; n/a: no problem with nodes.",
+                               figures_dir, written)
     figures["main"] += _figure(plots.metric_bars(long, labels, "tpn", "TPN (tokens per node)",
                                                  "Tokens per node reached (lower is better)"),
                                "tpn", "TPN per benchmark and run, ±1 s.e.; n/a: no node reached.",
@@ -397,6 +416,7 @@ def build_report(specs: list[str], out_dir: str | os.PathLike,
         "board": _board_context(board, sorted_by, ascending, shared),
         "threshold": f"{threshold:g}", "examples_per_cell": options.examples,
         "comparison": None, "figures": figures, "repeats": _repeats_context(repeats),
+        "intro": list(options.intro),
     }
     has_math = any(t.benchmark == "math500" for r in runs for t in r.tasks.values())
     has_math_samples = any(t.benchmark == "math500" and t.samples_path
@@ -475,6 +495,13 @@ def _global_notes(runs: list[Run], shared: list[str]) -> list[str]:
         notes.append("Generations that opened <think> and never closed it (scored Acc 0; raise "
                      "max_gen_toks): " + "; ".join(unclosed) + ".")
     return notes
+
+
+def _own_vote_notes(runs: list[Run], node_lines: dict[str, str]) -> list[str]:
+    """A note per run whose model voted in the nodes it was scored against."""
+    return [f"{run.label}: NCR is optimistic -- {node_lines[run.label]}. Score it against nodes built "
+            f"without this model (leave-one-model-out) for a fair comparison."
+            for run in runs if "NCR optimistic" in node_lines.get(run.label, "")]
 
 
 def _node_version_notes(nodes: pd.DataFrame) -> list[str]:

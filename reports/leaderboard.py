@@ -36,7 +36,7 @@ MAIN_METRICS = ("acc", "ncr", "tpn", "n_tokens")
 COUNT_METRICS = ("ncr_undefined", "tpn_undefined", "think_unclosed", "timed_out")
 PASS_PATTERN = re.compile(r"^pass@(\d+)$")
 LABELS = {"acc": "Acc", "ncr": "NCR", "tpn": "TPN", "n_tokens": "Tokens", "n": "n"}
-META_COLUMNS = ["run", "model", "settings", "date"]
+META_COLUMNS = ["run", "model", "settings", "nodes", "date"]
 
 
 def direction(metric: str) -> int:
@@ -234,6 +234,8 @@ def display_frame(frame: pd.DataFrame) -> pd.DataFrame:
     """The human table: run, model, settings, then ``<key> <Metric>`` cells as ``mean ± se``."""
     out = pd.DataFrame({"Run": frame["run"], "Model": frame["model"],
                         "Settings": frame["settings"]})
+    if "nodes" in frame.columns:
+        out["Nodes scored against"] = frame["nodes"]
     for key in display_keys(frame):
         for metric in display_metrics(frame, key):
             column = f"{key}/{metric}"

@@ -67,6 +67,11 @@ THINK_PREFILLED_KEY = "think_prefilled"
 ``true`` or ``false`` -- the chat template opens ``<think>`` for the model, so a generation
 without ``</think>`` is an unclosed trace (acc 0)."""
 
+BUDGET_KEY = "budget_s"
+"""Task metadata key: seconds each generation's scoring may take (default
+``consensus_metrics.DEFAULT_BUDGET_S``); raise it for very long traces on a loaded machine, where
+a timeout counts the undecided parts as not reached (``timed_out``)."""
+
 TOKENIZER_KEYS = ("tpn_tokenizer", "tokenizer", "pretrained", "model")
 """Metadata keys naming TPN's tokenizer, first match wins. ``--model_args`` lands in the
 metadata, so ``pretrained=`` (hf, vllm) or ``tokenizer=``/``model=`` (local-*-completions) work;
@@ -124,7 +129,8 @@ def load_consensusbench(data_file: str, data_dir: str | None = None, **metadata:
 
     Every doc gets a ``tpn_tokenizer`` field naming that tokenizer (``""``: none given, TPN
     then counts regex pre-tokens), so the samples file says what TPN was measured in, and a
-    ``think_format`` field (see :func:`resolve_think_format`): where the final answer is read.
+    ``think_format`` field (see :func:`resolve_think_format`): where the final answer is read,
+    and a ``nodes_file`` field naming the file the nodes came from (:func:`display_data_path`).
     """
     import datasets
 
@@ -137,14 +143,32 @@ def load_consensusbench(data_file: str, data_dir: str | None = None, **metadata:
             "and n_tokens will count regex pre-tokens instead of model tokens."
         )
     think_format = resolve_think_format(metadata, tokenizer_name)
+    nodes_file = display_data_path(path)
+    budget = metadata.get(BUDGET_KEY)
     for row in rows:
         row["tpn_tokenizer"] = tokenizer_name
         row["think_format"] = think_format
+        row["nodes_file"] = nodes_file
+        if budget is not None:
+            row[BUDGET_KEY] = float(budget)
     try:
         dataset = datasets.Dataset.from_list(rows)
     except Exception as err:  # pyarrow raises several types for inconsistent columns
         raise ValueError(f"{path}: rows have inconsistent field types ({err})") from err
     return {"test": dataset}
+
+
+def display_data_path(path: Path) -> str:
+    """How a data file is named in the docs: relative to the working directory when inside it,
+    else the absolute path.
+
+    >>> display_data_path(Path.cwd() / "lm_eval_tasks" / "consensusbench" / "data" / "math500.jsonl")
+    'lm_eval_tasks/consensusbench/data/math500.jsonl'
+    """
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path.resolve())
 
 
 def resolve_think_format(metadata: dict[str, Any], tokenizer_name: str = "") -> str:
@@ -218,7 +242,8 @@ def process_results(doc: dict, results: Sequence[Any]) -> dict[str, Any]:
     think_format = doc.get("think_format") or None  # docs from before the setting: the default
     scores = [
         consensus_metrics.score_trajectory(text, doc["nodes"], doc["answer"], tokenizer=tokenizer,
-                                           think_format=think_format)
+                                           think_format=think_format,
+                                           budget_s=float(doc.get(BUDGET_KEY) or consensus_metrics.DEFAULT_BUDGET_S))
         for text in texts
     ]
     n = len(scores)
