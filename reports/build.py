@@ -486,6 +486,13 @@ def _global_notes(runs: list[Run], shared: list[str]) -> list[str]:
             count = task.metrics.get("think_unclosed", 0)
             if count and not math.isnan(count):
                 unclosed.append(f"{run.label} on {key}: {int(count)}")
+            missing, generations = task.metrics.get("trace_missing", 0), task.metrics.get("trajectories", 0)
+            if generations and missing == generations:
+                notes.append(f"{run.label} on {key}: no generation holds a reasoning trace although the model's "
+                             f"chat template is a thinking one -- the responses look stripped (a server's "
+                             f"--reasoning-parser moves the trace to reasoning_content, which lm-eval's "
+                             f"local-chat-completions drops; use --model consensusbench-chat-completions). "
+                             f"NCR and TPN then read the final answer alone.")
     if undefined_tpn:
         notes.append("TPN undefined (no generation reached a node): " + "; ".join(undefined_tpn)
                      + ".")

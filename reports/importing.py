@@ -128,6 +128,7 @@ def _aggregate(per_doc: list[dict], repeats: int) -> dict[str, Any]:
         entry[f"{name}_stderr,none"] = stderr if len(values) > 1 else "N/A"
     for name in TOTAL_METRICS:
         entry[f"{name},none"] = utils.total([out.get(name, 0) for out in per_doc])
+    entry["trace_missing,none"] = utils.stripped_check([out["trace_missing"] for out in per_doc])
     entry["trajectories,none"] = utils.count_trajectories([out["trajectories"] for out in per_doc])
     entry["tpn_unit,none"] = utils.tpn_units([out["tpn_unit"] for out in per_doc])
     return entry

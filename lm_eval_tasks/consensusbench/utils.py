@@ -17,6 +17,10 @@ Per problem (``process_results``), with ``c`` = number of correct generations ou
 * ``n_tokens`` = mean trajectory length in TPN units (the evaluated model's tokens),
 * ``ncr_undefined`` / ``tpn_undefined`` / ``think_unclosed`` / ``timed_out`` = how many of the
   n generations had undefined NCR / undefined TPN / an unclosed ``<think>`` / a matcher timeout,
+* ``trace_missing`` = ``[generations without any trace marker although the model's chat template
+  is a thinking one, n]``; aggregated as their total, with a loud warning when no generation of
+  the run holds a trace (the responses look stripped: a server's reasoning parser split the trace
+  off; see :func:`stripped_check`),
 * ``trajectories`` = the n full ``score_trajectory`` dicts — ``covered`` node ids, their
   ``positions`` (``{id: [start, end, e]}``: char span of the earliest match and the 1-based
   token index ``e`` TPN uses), ``pred`` (the extracted answer), ``tpn_unit``, ... — written to
@@ -43,6 +47,7 @@ import functools
 import json
 import logging
 import os
+import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -264,9 +269,62 @@ def process_results(doc: dict, results: Sequence[Any]) -> dict[str, Any]:
     out["tpn_undefined"] = n - len(tpns)
     out["think_unclosed"] = sum(int(bool(score["think_unclosed"])) for score in scores)
     out["timed_out"] = sum(int(bool(score["timed_out"])) for score in scores)
+    out["trace_missing"] = [trace_missing(texts, tokenizer, think_format), n]
     out["trajectories"] = scores
     out["tpn_unit"] = scores[0]["tpn_unit"] if scores else ""
     return out
+
+
+def thinking_template(tokenizer, think_format=None) -> bool:
+    """Whether the evaluated model's chat template mentions a trace marker (``<think>``...): a
+    thinking model, whose generations should hold a trace.
+
+    >>> class Tok: chat_template = "{{ '<|im_start|>assistant\\n<think>\\n' }}"
+    >>> thinking_template(Tok()), thinking_template(None)
+    (True, False)
+    """
+    template = getattr(tokenizer, "chat_template", None) if tokenizer is not None else None
+    if isinstance(template, dict):
+        template = " ".join(str(t) for t in template.values())
+    if not isinstance(template, str) or not template:
+        return False
+    fmt = consensus_metrics.ThinkFormat.parse(think_format)
+    return any(marker in template for pair in fmt.traces for marker in pair)
+
+
+def trace_missing(texts: Sequence[str], tokenizer, think_format=None) -> int:
+    """How many of ``texts`` hold no trace marker although the model's template is a thinking one
+    (0 for other models): the sign of a server that split the trace off (see :func:`stripped_check`)."""
+    if not thinking_template(tokenizer, think_format):
+        return 0
+    fmt = consensus_metrics.ThinkFormat.parse(think_format)
+    markers = [marker for pair in fmt.traces for marker in pair]
+    return sum(1 for text in texts if not any(marker in text for marker in markers))
+
+
+STRIPPED_WARNING = (
+    "ConsensusBench: none of the {n} generations holds a reasoning trace, although the model's chat "
+    "template is a thinking one: the responses look STRIPPED, and NCR/TPN are then computed on the final "
+    "answer alone. A server started with --reasoning-parser returns the trace in reasoning_content / "
+    "reasoning, which lm-eval's local-chat-completions drops: evaluate with --model "
+    "consensusbench-chat-completions (same --model_args), which puts it back as <think>...</think>. "
+    "(If thinking was switched off on purpose, e.g. enable_thinking=False, ignore this.)")
+
+
+def stripped_check(items: Sequence[Sequence[int]]) -> int:
+    """Aggregation of ``trace_missing`` (per problem ``[missing, generations]``): the generations
+    without a trace although the model thinks; warns loudly when that is every generation.
+
+    >>> stripped_check([[0, 1], [0, 1]])
+    0
+    """
+    missing = sum(int(item[0]) for item in items)
+    generations = sum(int(item[1]) for item in items)
+    if generations and missing == generations:
+        message = STRIPPED_WARNING.format(n=generations)
+        log.warning(message)
+        print("\n" + "!" * 100 + "\n" + message + "\n" + "!" * 100, file=sys.stderr, flush=True)
+    return missing
 
 
 # ----------------------------------------------------------------------------- aggregation
