@@ -21,8 +21,9 @@ in the doc under ``import``.
 
 Idempotent: the results file records a fingerprint of the inputs and settings (SHA-256 of the
 trajectories and node files, tokenizer, think format); importing the same thing into the same
-folder again is skipped, so a rerun of ``make demo`` costs nothing. A second, different run of
-one model into the same folder becomes its repeat (rows ``#1``, ``#2`` of the report).
+folder again is skipped, so a rerun of ``make demo`` costs nothing, and importing the same
+trajectories with a new node file or settings replaces the earlier import. A second, different
+run of one model into the same folder becomes its repeat (rows ``#1``, ``#2`` of the report).
 
 Example::
 
@@ -134,14 +135,34 @@ def _aggregate(per_doc: list[dict], repeats: int) -> dict[str, Any]:
     return entry
 
 
-def _existing(folder: Path, fingerprint: str) -> Path | None:
+def _imports(folder: Path) -> list[tuple[Path, dict]]:
+    """``(results path, its import record)`` of every imported run in ``folder``."""
+    found = []
     for path in sorted(folder.glob("results_*.json")):
         try:
-            if json.loads(path.read_text(encoding="utf-8")).get(IMPORT_KEY, {}).get("fingerprint") == fingerprint:
-                return path
+            record = json.loads(path.read_text(encoding="utf-8")).get(IMPORT_KEY)
         except (OSError, ValueError):
             continue
-    return None
+        if isinstance(record, dict):
+            found.append((path, record))
+    return found
+
+
+def _existing(folder: Path, fingerprint: str) -> Path | None:
+    return next((path for path, record in _imports(folder) if record.get("fingerprint") == fingerprint), None)
+
+
+def _drop_stale(folder: Path, trajectories_sha256: str, fingerprint: str) -> list[Path]:
+    """Remove earlier imports of the same trajectories with other settings or nodes (else a new
+    node file would leave the old scores beside the new ones, as a repeat of the run)."""
+    removed = []
+    for path, record in _imports(folder):
+        if record.get("trajectories_sha256") == trajectories_sha256 and record.get("fingerprint") != fingerprint:
+            stamp = path.name[len("results_"):-len(".json")]
+            for stale in [path, *folder.glob(f"samples_*_{stamp}.jsonl")]:
+                stale.unlink(missing_ok=True)
+                removed.append(stale)
+    return removed
 
 
 def import_run(trajectories: str | os.PathLike, data: str | os.PathLike, model: str, out: str | os.PathLike,
@@ -190,6 +211,7 @@ def import_run(trajectories: str | os.PathLike, data: str | os.PathLike, model: 
     done = _existing(folder, fingerprint)
     if done is not None:
         return done, False
+    _drop_stale(folder, file_sha256(trajectories), fingerprint)
 
     docs = []
     for row in rows:

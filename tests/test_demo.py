@@ -125,8 +125,12 @@ def test_import_scores_like_the_lm_eval_task_and_loads_as_a_run(tmp_path):
     task = run.tasks["math500"]
     assert run.model == "gemma-2-27b-it" and task.n_problems == 2
     assert task.metrics["acc"] == sum(s["acc"] for s in samples) / 2
-    # the same import again is skipped; another run of the model becomes its repeat
+    # the same import again is skipped; another node file replaces it (no stale repeat is left)
     assert import_run(trajectories, SHIPPED, "gemma-2-27b-it", tmp_path / "out", progress=False) == (results, False)
+    other = loo_file(tmp_path / "other_nodes.jsonl", [r["id"] for r in rows], [])
+    again, written = import_run(trajectories, other, "gemma-2-27b-it", tmp_path / "out", progress=False)
+    assert written and again != results and not results.exists()
+    assert len(list(results.parent.glob("results_*.json"))) == len(list(results.parent.glob("samples_*.jsonl"))) == 1
 
 
 def test_import_errors_name_the_file(tmp_path):
