@@ -13,7 +13,8 @@ Modules, one concern each: ``normalize`` (canonical tokens), ``numbers`` (exact 
 fallback), ``answer`` (math-verify Acc; where the answer is: ``ThinkFormat``, ``<think>`` and Sky-T1 markers), ``records`` (reading SPEC §2 files), ``tokens`` (TPN token positions), ``metrics`` (scores and
 aggregates), ``batch`` (many trajectories, worker processes), ``budget`` and ``sandbox`` (hard
 time limits on any thread), ``nodes`` (node schema validation), ``cli`` (``python -m
-consensus_metrics score``). ``normalize``, ``relations``, ``anchors`` and ``matching`` run
+consensus_metrics score``), ``outputs`` and ``argtypes`` (every CLI's output-path checks, lock
+and setting ranges). ``normalize``, ``relations``, ``anchors`` and ``matching`` run
 compiled (Cython) where the install could build them, see ``_native``.
 """
 

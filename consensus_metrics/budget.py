@@ -15,10 +15,26 @@ True
 
 from __future__ import annotations
 
+import math
 import time
 
 #: Default wall-clock budget for scoring one trajectory, in seconds.
 DEFAULT_BUDGET_S = 1.0
+
+
+def check_budget(seconds, name: str = "budget_s") -> float | None:
+    """``seconds`` as a float if it is a usable budget (finite, > 0) or None (no limit); else a
+    ``ValueError`` naming ``name`` (a NaN budget would silently mean "no limit" or "no time").
+
+    >>> check_budget(1), check_budget(None)
+    (1.0, None)
+    """
+    if seconds is None:
+        return None
+    value = float(seconds) if isinstance(seconds, (int, float)) and not isinstance(seconds, bool) else math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(f"{name} must be a finite number > 0, got {seconds!r}")
+    return value
 
 
 class BudgetExceeded(Exception):

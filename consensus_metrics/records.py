@@ -15,6 +15,7 @@ Every reader of the project's JSONL files (the lm-eval tasks, the training split
 from __future__ import annotations
 
 import json
+import math
 import re
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -23,31 +24,94 @@ from .nodes import coerce_nodes
 
 #: A byte that is not UTF-8, as ``errors="surrogateescape"`` reads it.
 _UNDECODED_BYTE = re.compile("[\udc80-\udcff]")
+#: A surrogate code unit written as an escape (quick test before :func:`_lone_surrogate`).
+_SURROGATE_IN_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+#: One backslash escape of a raw JSON line (``\\uXXXX`` or a one-character escape).
+_ESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|.)")
 #: Fields every problem record needs, with the type a reader may rely on.
 PROBLEM_FIELDS = {"id": str, "problem": str, "answer": str, "nodes": list}
 
 
-def jsonl_values(path: str | Path, encoding_errors: str = "replace",
-                 on_bad_bytes: Callable[[int], None] | None = None) -> Iterator[tuple[int, Any, json.JSONDecodeError | None]]:
-    """The one JSONL line reader: ``(line number, decoded value, None)`` per non-empty line, or
-    ``(line number, None, error)`` when the line is not JSON. Callers word their own messages.
+class LineError(ValueError):
+    """Why one line cannot be read as text: ``msg`` (a phrase) and ``colno`` (1-based), as on
+    :class:`json.JSONDecodeError`, so callers word both kinds of bad line the same way."""
 
-    Bytes that are not UTF-8 are read as U+FFFD (``on_bad_bytes(line number)`` is told); with
-    ``encoding_errors="strict"`` a non-UTF-8 file raises ``UnicodeDecodeError`` instead.
+    def __init__(self, msg: str, lineno: int, colno: int):
+        super().__init__(f"line {lineno} column {colno}: {msg}")
+        self.msg, self.lineno, self.colno = msg, lineno, colno
+
+
+def _lone_surrogate(line: str) -> tuple[str, int] | None:
+    """The first ``\\uD800``-style escape of ``line`` that is not half of a surrogate pair, as
+    ``(escape, 1-based column)``, or None (the common case: no surrogate escape at all)."""
+    if "\\u" not in line or not _SURROGATE_IN_ESCAPE.search(line):
+        return None
+    high = None  # (escape, column) of a high surrogate waiting for its low half
+    previous_end = -1
+    for match in _ESCAPE.finditer(line):
+        code = int(match.group(1), 16) if match.group(1) else None
+        adjacent = match.start() == previous_end
+        previous_end = match.end()
+        if high is not None and not (adjacent and code is not None and 0xDC00 <= code <= 0xDFFF):
+            return high
+        if high is not None:
+            high = None
+            continue
+        if code is not None and 0xD800 <= code <= 0xDBFF:
+            high = (match.group().lower(), match.start() + 1)
+        elif code is not None and 0xDC00 <= code <= 0xDFFF:
+            return match.group().lower(), match.start() + 1
+    return high
+
+
+def jsonl_values(path: str | Path, encoding_errors: str = "replace",
+                 on_bad_bytes: Callable[[int], None] | None = None
+                 ) -> Iterator[tuple[int, Any, json.JSONDecodeError | LineError | None]]:
+    """The one JSONL line reader: ``(line number, decoded value, None)`` per non-empty line, or
+    ``(line number, None, error)`` when the line is not JSON text. Callers word their own messages
+    from ``error.msg`` and ``error.colno``; the reader never raises for one bad line.
+
+    * A UTF-8 byte order mark at the start of the file is skipped.
+    * Bytes that are not UTF-8: ``encoding_errors="replace"`` reads them as U+FFFD (and tells
+      ``on_bad_bytes(line number)``); ``"strict"`` makes the line a :class:`LineError`.
+    * A lone surrogate (``"\\ud800"``: valid JSON, but no Unicode text, so it could never be
+      written out again) makes the line a :class:`LineError` in both modes.
     """
-    errors = "surrogateescape" if encoding_errors == "replace" else encoding_errors
-    with open(path, encoding="utf-8", errors=errors) as handle:
+    if encoding_errors not in ("replace", "strict"):
+        raise ValueError(f"encoding_errors must be 'replace' or 'strict', got {encoding_errors!r}")
+    with open(path, encoding="utf-8-sig", errors="surrogateescape") as handle:
         for lineno, line in enumerate(handle, start=1):
             if not line.strip():
                 continue
-            if errors == "surrogateescape" and _UNDECODED_BYTE.search(line):
+            bad = _UNDECODED_BYTE.search(line)
+            if bad and encoding_errors == "strict":
+                yield lineno, None, LineError("bytes that are not UTF-8", lineno, bad.start() + 1)
+                continue
+            if bad:
                 line = _UNDECODED_BYTE.sub("\ufffd", line)
                 if on_bad_bytes is not None:
                     on_bad_bytes(lineno)
             try:
-                yield lineno, json.loads(line), None
+                value = json.loads(line)
             except json.JSONDecodeError as err:
                 yield lineno, None, err
+                continue
+            lone = _lone_surrogate(line)
+            if lone is not None:
+                yield lineno, None, LineError(f"a lone surrogate {lone[0]}", lineno, lone[1])
+                continue
+            yield lineno, value, None
+
+
+def describe_line_error(err: json.JSONDecodeError | LineError) -> str:
+    """One phrase for a bad line: ``not valid JSON (...)``, ``bytes that are not UTF-8 at column
+    N`` or ``not Unicode text: a lone surrogate \\ud800 at column N``."""
+    if isinstance(err, LineError):
+        where = f" at column {err.colno}"
+        if err.msg.startswith("a lone surrogate"):
+            return f"not Unicode text: {err.msg}{where}"
+        return err.msg + where
+    return f"not valid JSON ({err.msg})"
 
 
 def iter_jsonl(path: str | Path, on_error: Callable[[str], None] | None = None,
@@ -55,12 +119,14 @@ def iter_jsonl(path: str | Path, on_error: Callable[[str], None] | None = None,
     """Yield ``(line number, object)`` for each non-empty line of a JSONL file.
 
     A line that is not a JSON object raises ``ValueError("FILE:LINE: reason")``; with
-    ``on_error`` the message is passed to it instead and the line skipped. ``on_bad_bytes``: see
-    :func:`jsonl_values`.
+    ``on_error`` the message is passed to it instead and the line skipped. Bytes that are not
+    UTF-8 make the line bad, unless ``on_bad_bytes`` is given: then they are read as U+FFFD and
+    ``on_bad_bytes(line number)`` is told (see :func:`jsonl_values`).
     """
-    for lineno, obj, err in jsonl_values(path, on_bad_bytes=on_bad_bytes):
+    mode = "strict" if on_bad_bytes is None else "replace"
+    for lineno, obj, err in jsonl_values(path, encoding_errors=mode, on_bad_bytes=on_bad_bytes):
         if err is not None:
-            problem = f"not valid JSON ({err.msg})"
+            problem = describe_line_error(err)
         else:
             problem = None if isinstance(obj, dict) else f"expected a JSON object, got {type(obj).__name__}"
         if problem is None:
@@ -72,13 +138,27 @@ def iter_jsonl(path: str | Path, on_error: Callable[[str], None] | None = None,
         on_error(message)
 
 
+def check_answer_field(value: Any, where: str) -> str:
+    """A gold answer as a string: a non-empty string, or a finite number (``18``, ``0.5``);
+    anything else (NaN, infinity, ``true``, ``""``, null) raises ``ValueError`` naming ``where``.
+
+    >>> check_answer_field(18, "f:1"), check_answer_field(" 1/2 ", "f:1")
+    ('18', ' 1/2 ')
+    """
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+        return str(value)
+    if isinstance(value, str) and value.strip():
+        return value
+    raise ValueError(f"{where}: field 'answer' must be a non-empty string or a finite number, got {value!r:.80}")
+
+
 def check_problem(row: dict[str, Any], where: str) -> dict[str, Any]:
     """Validate one SPEC §2 record in place and return it; nodes become plain, Arrow-friendly
     dicts (``value`` a string or None, ``forms`` a list of strings)."""
     for field, kind in PROBLEM_FIELDS.items():
         value = row.get(field)
-        if field == "answer" and isinstance(value, (int, float)) and not isinstance(value, bool):
-            row[field] = value = str(value)
+        if field == "answer":
+            row[field] = value = check_answer_field(value, where)
         if not isinstance(value, kind):
             raise ValueError(f"{where}: field {field!r} must be a {kind.__name__}, got {value!r:.80}")
     try:
@@ -94,8 +174,18 @@ def check_problem(row: dict[str, Any], where: str) -> dict[str, Any]:
 
 
 def read_problem_file(path: str | Path) -> list[dict[str, Any]]:
-    """All records of a SPEC §2 problem file, validated; raises ``ValueError`` naming FILE:LINE."""
-    rows = [check_problem(row, f"{path}:{lineno}") for lineno, row in iter_jsonl(path)]
+    """All records of a SPEC §2 problem file, validated; raises ``ValueError`` naming FILE:LINE.
+
+    Every problem id must be unique in the file (a scorer keyed by id would otherwise grade one
+    problem's completions against another's gold), and bytes that are not UTF-8 are refused.
+    """
+    rows, first_line = [], {}
+    for lineno, row in iter_jsonl(path):
+        rows.append(check_problem(row, f"{path}:{lineno}"))
+        if row["id"] in first_line:
+            raise ValueError(f"{path}:{lineno}: problem id {row['id']!r} is already defined at line "
+                             f"{first_line[row['id']]}")
+        first_line[row["id"]] = lineno
     if not rows:
         raise ValueError(f"{path}: no problems in the file")
     return rows

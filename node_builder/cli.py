@@ -17,9 +17,12 @@ no model: ``math500, gsm8k, aime24, gsm8k_train, aime25``.
 
 ``stats DATA.jsonl ...`` — node statistics (the data card's figures) as JSON.
 
-Bad input (malformed lines, missing answers, unusable problems) is reported with file:line or
-problem id, skipped, counted in the summary, and the run goes on; exit status 0 unless
-``--strict``.
+Bad input (malformed lines, bytes that are not UTF-8, missing answers, unusable problems) is
+reported with file:line or problem id, skipped, counted in the summary, and the run goes on; exit
+status 0 unless ``--strict``. Exit status 2 with one line, before any work and without leaving a
+file behind: a missing or malformed ``--source``, a source with no usable problem, an ``--out``
+that is a folder, an input (a source, a file of the work dir) or cannot be written, a work dir
+of other inputs, an out-of-range setting.
 """
 
 from __future__ import annotations
@@ -34,6 +37,8 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from consensus_metrics.argtypes import fraction, nonnegative_float, positive_int
+from consensus_metrics.outputs import OutputPathError, check_output_file
 from node_builder import BUILDER_VERSION
 from node_builder.backends import BACKENDS, SamplingConfig, make_backend, solve_messages
 from node_builder.importers import load_sources, parse_source_spec
@@ -54,6 +59,31 @@ SHIPPED: dict[str, list[str]] = {
     "aime25": ["aime25:{raw}/aime25/matharena", "aime25-solutions:{solutions}"],
     "gsm8k_train": ["gsm8k:{raw}/gsm8k/train.jsonl"],
 }
+
+
+class CliError(Exception):
+    """Input or settings the command cannot use: one line on stderr, exit status 2."""
+
+
+def check_sources(specs: list[str]) -> None:
+    """Every ``KIND:PATH`` well-formed and present, else :class:`CliError`."""
+    for spec in specs:
+        try:
+            _kind, path = parse_source_spec(spec)
+        except ValueError as err:
+            raise CliError(str(err)) from None
+        if not Path(path).exists():
+            raise CliError(f"--source {spec}: {path} does not exist")
+
+
+def check_out(out: Path, sources: list[str], workdir: Path, flag: str = "--out") -> None:
+    """``out`` writable and none of the inputs (a source, inside a source folder or the work
+    dir), else :class:`CliError`."""
+    try:
+        check_output_file(out, [("--source", parse_source_spec(spec)[1]) for spec in sources], flag,
+                          folders=[("--workdir", workdir)])
+    except OutputPathError as err:
+        raise CliError(str(err)) from None
 
 
 def _file_digest(path: Path) -> str:
@@ -117,10 +147,15 @@ def run_build(benchmark: str, sources: list[str], out: Path, workdir: Path, conf
               args=None, limit: int | None = None, fields: dict | None = None,
               quiet: bool = False) -> dict:
     """Build one file; returns the summary dict (also printed)."""
+    check_sources(sources)
+    check_out(out, sources, workdir)
     imported = load_sources(sources, benchmark, fields=fields)
     for skip in imported.skipped:
         print(f"skipped {skip.where}" + (f" ({skip.problem_id})" if skip.problem_id else "")
               + f": {skip.reason}", file=sys.stderr)
+    if not imported.problems:
+        raise CliError(f"no usable problem in the sources ({len(imported.skipped)} skipped): "
+                       + ", ".join(sources))
     problems = imported.problems[:limit] if limit else imported.problems
     backend_cfg = None
     if args is not None and getattr(args, "backend", None):
@@ -200,9 +235,9 @@ def _config_from_args(args) -> BuildConfig:
 
 def cmd_build(args) -> int:
     if args.extractor == "llm" and not args.backend:
-        raise SystemExit("--extractor llm needs a --backend (and --model) to prompt")
+        raise CliError("--extractor llm needs a --backend (and --model) to prompt")
     if args.backend and not args.model:
-        raise SystemExit(f"--backend {args.backend} needs --model")
+        raise CliError(f"--backend {args.backend} needs --model")
     fields = dict(kv.split("=", 1) for kv in args.map) if args.map else None
     workdir = Path(args.workdir or f"runs/node_builder/{args.benchmark}")
     summary = run_build(args.benchmark, args.source, Path(args.out), workdir, _config_from_args(args),
@@ -221,9 +256,12 @@ def shipped_sources(benchmark: str, raw: Path, solutions: Path = AIME25_SOLUTION
 def cmd_build_all(args) -> int:
     raw, out_dir = Path(args.raw), Path(args.out_dir)
     if not raw.is_dir():
-        raise SystemExit(f"--raw {raw}: not a directory (the raw sources, see SOURCES.md)")
+        raise CliError(f"--raw {raw}: not a directory (the raw sources, see SOURCES.md)")
     config = _config_from_args(args)
     names = args.only or list(SHIPPED)
+    for name in names:  # every input and output checked before the first build starts
+        check_sources(shipped_sources(name, raw))
+        check_out(out_dir / f"{name}.jsonl", shipped_sources(name, raw), Path(args.workdir_root) / name, "--out-dir")
     bad = 0
     for name in names:
         specs = shipped_sources(name, raw)
@@ -249,9 +287,9 @@ def cmd_stats(args) -> int:
 
 def _add_refine_args(p: argparse.ArgumentParser) -> None:
     d = RefineConfig()
-    p.add_argument("--min-support", type=float, default=d.min_support,
-                   help="keep nodes in at least this fraction of correct trajectories (default %(default)s)")
-    p.add_argument("--max-nodes", type=int, default=d.max_nodes, help="cap k (default %(default)s)")
+    p.add_argument("--min-support", type=fraction, default=d.min_support,
+                   help="keep nodes in at least this fraction (0, 1] of correct trajectories (default %(default)s)")
+    p.add_argument("--max-nodes", type=positive_int, default=d.max_nodes, help="cap k, >= 1 (default %(default)s)")
     p.add_argument("--no-fallback", action="store_true",
                    help="no nodes for a problem when none reaches --min-support")
     p.add_argument("--strict", action="store_true", help="exit 1 when anything was skipped")
@@ -268,28 +306,28 @@ def make_parser() -> argparse.ArgumentParser:
                    help="an importer and its file; repeat to merge sources by problem id")
     b.add_argument("--out", required=True, help="output JSONL (written atomically at the end)")
     b.add_argument("--workdir", help="resumable work dir (default runs/node_builder/BENCHMARK)")
-    b.add_argument("--limit", type=int, help="only the first N problems")
+    b.add_argument("--limit", type=positive_int, help="only the first N problems (N >= 1)")
     b.add_argument("--map", action="append", metavar="FIELD=NAME",
                    help="jsonl importer field names, e.g. --map id=idx --map trajectories=code")
     g = b.add_argument_group("generation (stage 1)")
     g.add_argument("--backend", choices=BACKENDS, help="sample trajectories with this backend")
     g.add_argument("--model", help="model name or path")
-    g.add_argument("--n", type=int, default=16, help="samples per problem (default %(default)s)")
+    g.add_argument("--n", type=positive_int, default=16, help="samples per problem (default %(default)s)")
     g.add_argument("--samples-only", action="store_true", help="ignore imported trajectories")
-    g.add_argument("--max-tokens", type=int, default=SamplingConfig.max_tokens)
-    g.add_argument("--temperature", type=float, default=SamplingConfig.temperature)
-    g.add_argument("--top-p", type=float, default=SamplingConfig.top_p)
+    g.add_argument("--max-tokens", type=positive_int, default=SamplingConfig.max_tokens)
+    g.add_argument("--temperature", type=nonnegative_float, default=SamplingConfig.temperature)
+    g.add_argument("--top-p", type=fraction, default=SamplingConfig.top_p)
     g.add_argument("--seed", type=int, default=SamplingConfig.seed)
-    g.add_argument("--batch-size", type=int, default=64, help="problems per generation call")
+    g.add_argument("--batch-size", type=positive_int, default=64, help="problems per generation call")
     g.add_argument("--base-url", default="http://127.0.0.1:8000/v1", help="openai: server URL")
-    g.add_argument("--max-concurrency", type=int, default=8, help="openai: parallel requests")
-    g.add_argument("--tensor-parallel-size", type=int, default=1, help="vllm: GPUs per model")
+    g.add_argument("--max-concurrency", type=positive_int, default=8, help="openai: parallel requests")
+    g.add_argument("--tensor-parallel-size", type=positive_int, default=1, help="vllm: GPUs per model")
     g.add_argument("--distributed-executor-backend", choices=("mp", "ray"), help="vllm: e.g. ray")
     g.add_argument("--engine-arg", action="append", metavar="KEY=VALUE",
                    help="vllm: any vllm.LLM argument, e.g. data_parallel_size=4 (repeatable)")
     g.add_argument("--dtype", default="bfloat16", help="hf: torch dtype")
     g.add_argument("--device", default="cpu", help="hf: torch device")
-    g.add_argument("--hf-batch-size", type=int, default=4, help="hf: prompts per forward batch")
+    g.add_argument("--hf-batch-size", type=positive_int, default=4, help="hf: prompts per forward batch")
     g.add_argument("--extractor", choices=("rules", "llm"), default="rules",
                    help="llm: also ask the backend's model for nodes (JSON)")
     _add_refine_args(b)
@@ -312,4 +350,8 @@ def make_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = make_parser().parse_args(argv)
-    return args.func(args)
+    try:
+        return args.func(args)
+    except (CliError, WorkdirMismatch) as err:
+        print(f"python -m node_builder: error: {err}", file=sys.stderr)
+        return 2

@@ -26,11 +26,12 @@ from __future__ import annotations
 import json
 import os
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from consensus_metrics.records import jsonl_values
+from consensus_metrics.records import describe_line_error, jsonl_values
 
 
 class WorkdirMismatch(RuntimeError):
@@ -75,7 +76,7 @@ class JsonlLog:
             return entries
         for lineno, entry, err in jsonl_values(self.path, encoding_errors="strict"):
             if err is not None:
-                raise RuntimeError(f"{self.path}:{lineno}: corrupt work-dir line ({err.msg}); "
+                raise RuntimeError(f"{self.path}:{lineno}: corrupt work-dir line ({describe_line_error(err)}); "
                                    "delete the work dir to start over") from err
             entries[entry["id"]] = entry
         return entries
@@ -148,13 +149,20 @@ def code_fingerprint(*packages: str) -> str:
 
 
 def write_jsonl_atomic(path: str | Path, rows: list[dict[str, Any]]) -> None:
-    """Write rows to ``path`` via a temp file and ``os.replace`` (readers never see half a file)."""
+    """Write rows to ``path`` via a temp file and ``os.replace`` (readers never see half a file;
+    a failure leaves ``path`` as it was and no temp file behind)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as handle:
-        for row in rows:
-            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
+    handle, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            for row in rows:
+                stream.write(json.dumps(row, ensure_ascii=False) + "\n")
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise

@@ -2,7 +2,10 @@
 ``python -m reports import TRAJECTORIES --data NODES --model NAME --out DIR``: score outputs of
 another harness into an lm-eval-shaped run (:mod:`reports.importing`).
 
-Exit status 0 on success, 2 on unusable input (the message names the path).
+Exit status 0 on success, 2 on unusable input or output (one line naming the path; ``OUT_DIR``
+is left as it was): a missing or corrupt results/samples file, a metric of the wrong type, an
+``OUT_DIR`` that is or holds an input, holds files that are not a report's, or cannot be
+created, an out-of-range setting.
 """
 
 from __future__ import annotations
@@ -10,6 +13,8 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
+
+from consensus_metrics.argtypes import nonnegative_int, positive_int, unit_interval
 
 from .build import ReportOptions, build_report
 from .diagnostics import DEFAULT_THRESHOLD
@@ -51,12 +56,12 @@ def parser() -> argparse.ArgumentParser:
                        help="sort descending")
     build.add_argument("--baseline", metavar="LABEL",
                        help="comparison mode: deltas of every run against this run")
-    build.add_argument("--coverage-threshold", type=float, default=DEFAULT_THRESHOLD,
+    build.add_argument("--coverage-threshold", type=unit_interval, default=DEFAULT_THRESHOLD,
                        metavar="TAU", help="NCR at or above which coverage counts as high in the "
                                            f"mismatch table (default {DEFAULT_THRESHOLD})")
-    build.add_argument("--top-nodes", type=int, default=10, metavar="N",
+    build.add_argument("--top-nodes", type=positive_int, default=10, metavar="N",
                        help="most-missed nodes listed per benchmark (default 10)")
-    build.add_argument("--examples", type=int, default=2, metavar="N",
+    build.add_argument("--examples", type=nonnegative_int, default=2, metavar="N",
                        help="example generations per run and mismatch cell (default 2)")
     build.add_argument("--title", default="ConsensusBench report", help="page title")
     from . import importing

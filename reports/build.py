@@ -10,7 +10,11 @@ Data flow::
         --compare--> comparison.csv                                  (with a baseline)
         --plots + html--> figures/*.png, index.html                  (self-contained)
 
-Every file is written to a temporary name and renamed, so a crash never leaves half a file.
+The whole report is built in a temporary folder next to ``OUT_DIR`` and swapped in only when
+every file is written: a failed or killed build leaves the previous report as it was (and no
+file of an old report survives a rebuild). An existing ``OUT_DIR`` is replaced only when it holds
+nothing but report files; an ``OUT_DIR`` that is or holds an input, or cannot be created, is
+refused before any work (:func:`consensus_metrics.outputs.check_output_folder`).
 
 Example::
 
@@ -25,21 +29,32 @@ import datetime as dt
 import math
 import os
 import shlex
+import shutil
 import sys
+import tempfile
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from consensus_metrics.outputs import OutputPathError, check_output_folder
+
 from . import diagnostics, html, plots
 from .compare import compare_to_baseline, compared_metrics, comparison_markdown, resolve_baseline, signed
 from .leaderboard import (all_keys, common_keys, direction, display_keys, display_metrics,
-                          format_value, leaderboard_frame, metric_label, metrics_long,
+                          format_value, leaderboard_frame, markdown_text, metric_label, metrics_long,
                           repeat_summary, resolve_sort, sort_leaderboard, to_markdown)
-from .loading import Run, load_runs
+from .loading import ReportInputError, Run, load_runs, parse_run_spec
 from .provenance import run_nodes_summary
 from .samples import attach_texts, sample_frames
+
+#: What a report folder holds (plus ``figures/*.png``): an existing ``--out`` with anything else
+#: in it is not replaced.
+REPORT_FILES = frozenset({"index.html", "leaderboard.csv", "leaderboard.md", "repeats.csv", "comparison.csv",
+                          "generations.csv", "mismatch.csv", "by_level.csv", "missed_nodes.csv",
+                          "coverage_by_position.csv", "figures"})
 
 CSS_CLASS = {"right & covered": "c-right-covered", "right, missing process": "c-right-missing",
              "near miss": "c-near-miss", "wrong & uncovered": "c-wrong-uncovered"}
@@ -70,6 +85,54 @@ def _write(path: Path, data: str | bytes) -> Path:
         temporary.write_text(data, encoding="utf-8")
     os.replace(temporary, path)
     return path
+
+
+def _foreign_entries(folder: Path) -> list[str]:
+    """Entries of an existing output folder that a report does not write."""
+    foreign = [p.name for p in folder.iterdir() if p.name not in REPORT_FILES]
+    figures = folder / "figures"
+    if figures.is_dir():
+        foreign += [f"figures/{p.name}" for p in figures.iterdir() if p.suffix != ".png" or not p.is_file()]
+    elif figures.exists():
+        foreign.append("figures")
+    return sorted(foreign)
+
+
+def check_out_dir(out: Path, specs: list[str]) -> None:
+    """Refuse (:class:`ReportInputError`) an ``--out`` that cannot be written, is or holds an
+    input run folder, or is an existing folder with files that are not part of a report."""
+    try:
+        check_output_folder(out, [("RUN_DIR", parse_run_spec(spec)[1]) for spec in specs])
+    except OutputPathError as err:
+        raise ReportInputError(str(err)) from None
+    if out.is_dir() and (foreign := _foreign_entries(out)):
+        shown = ", ".join(foreign[:5]) + (", ..." if len(foreign) > 5 else "")
+        raise ReportInputError(f"--out {out}: holds files that are not part of a report ({shown}); "
+                               "give a new or empty folder")
+
+
+@contextmanager
+def _staged(out: Path):
+    """A temporary folder beside ``out`` to build into; swapped in for ``out`` when the block
+    ends without an error, removed otherwise."""
+    parent = out.absolute().parent
+    anchor = parent
+    while not anchor.exists():
+        anchor = anchor.parent
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.building-", dir=anchor))
+    try:
+        yield staging
+        parent.mkdir(parents=True, exist_ok=True)
+        if out.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=parent))
+            os.replace(out, old / out.name)
+            os.replace(staging, out)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.replace(staging, out)
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging, ignore_errors=True)
 
 
 def _csv(frame: pd.DataFrame) -> str:
@@ -170,7 +233,7 @@ def _repeats_context(repeats: pd.DataFrame) -> dict[str, Any] | None:
 
 def _repeats_markdown(repeats: pd.DataFrame) -> str:
     metrics, rows = _repeat_cells(repeats)
-    table = pd.DataFrame([{"Model": r["model"], "Benchmark": r["key"], "Runs": r["repeats"],
+    table = pd.DataFrame([{"Model": markdown_text(r["model"]), "Benchmark": r["key"], "Runs": r["repeats"],
                            **dict(zip(metrics, r["cells"]))} for r in rows])
     return ("## Repeated runs\n\n" + table.to_markdown(index=False, disable_numparse=True)
             + "\n\nMean over the repeated runs of one model and the standard deviation between "
@@ -327,15 +390,24 @@ def _figure(fig, name: str, caption: str, figures_dir: Path, written: dict[str, 
 def build_report(specs: list[str], out_dir: str | os.PathLike,
                  options: ReportOptions | None = None) -> dict[str, Path]:
     """Build the whole report for the runs ``specs`` (``PATH`` or ``LABEL=PATH``) into
-    ``out_dir``; returns ``{name: path}`` of the files written. Raises
-    :class:`reports.loading.ReportInputError` (naming the path) on unusable input."""
+    ``out_dir`` (built aside and swapped in, see the module docstring); returns ``{name: path}``
+    of the files written. Raises :class:`reports.loading.ReportInputError` (naming the path) on
+    unusable input or output, leaving ``out_dir`` as it was."""
     options = options or ReportOptions()
     if not 0.0 <= options.threshold <= 1.0:
         raise ValueError(f"--coverage-threshold must lie in [0, 1], got {options.threshold}")
+    out = Path(out_dir)
+    check_out_dir(out, specs)
     runs = load_runs(specs)
+    with _staged(out) as staging:
+        written = _build_into(staging, runs, specs, options)
+    return {name: out / path.relative_to(staging) for name, path in written.items()}
+
+
+def _build_into(out: Path, runs: list[Run], specs: list[str], options: ReportOptions) -> dict[str, Path]:
+    """Write every file of the report into the (empty) folder ``out``."""
     labels = [run.label for run in runs]
     baseline = resolve_baseline(labels, options.baseline) if options.baseline else None
-    out = Path(out_dir)
     figures_dir = out / "figures"
     figures_dir.mkdir(parents=True, exist_ok=True)
     written: dict[str, Path] = {}

@@ -24,7 +24,7 @@ import math
 
 import pandas as pd
 
-from .leaderboard import COUNT_METRICS, direction, metric_label
+from .leaderboard import COUNT_METRICS, direction, markdown_code, markdown_text, metric_label
 from .loading import ReportInputError
 
 COMPARED_COLUMNS = ["run", "key", "metric", "baseline", "value", "delta", "delta_se", "z",
@@ -110,12 +110,12 @@ def compared_metrics(table: pd.DataFrame) -> list[str]:
 def comparison_markdown(table: pd.DataFrame, baseline: str) -> str:
     """A Markdown section: one row per (run, benchmark), ``Δ`` cells with sign and arrow."""
     if table.empty:
-        return f"## Compared with `{baseline}`\n\nNo benchmark in common with the baseline.\n"
+        return f"## Compared with {markdown_code(baseline)}\n\nNo benchmark in common with the baseline.\n"
     metrics = compared_metrics(table)
     rows = []
     for (run, key), group in table.groupby(["run", "key"], sort=False):
         cells = group.set_index("metric")
-        row = {"Run": run, "Benchmark": key}
+        row = {"Run": markdown_text(run), "Benchmark": key}
         for metric in metrics:
             if metric in cells.index:
                 entry = cells.loc[metric]
@@ -125,6 +125,6 @@ def comparison_markdown(table: pd.DataFrame, baseline: str) -> str:
                 row[f"Δ {metric_label(metric)}"] = "–"
         rows.append(row)
     table_md = pd.DataFrame(rows).to_markdown(index=False, disable_numparse=True)
-    return (f"## Compared with `{baseline}`\n\n" + table_md
+    return (f"## Compared with {markdown_code(baseline)}\n\n" + table_md
             + "\n\nΔ = run − baseline. ▲/▼: the value went up/down; ✅/❌: better/worse by the "
               "metric's direction (TPN: lower is better).\n")

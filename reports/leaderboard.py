@@ -25,6 +25,7 @@ Example::
 
 from __future__ import annotations
 
+import html
 import math
 import re
 
@@ -230,12 +231,43 @@ def format_value(value: float, stderr: float = math.nan, metric: str = "acc") ->
     return text
 
 
+_MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_\[\]|~])")
+
+
+def markdown_text(value) -> str:
+    r"""``value`` as Markdown that renders as exactly that text, also inside a table cell: HTML
+    special characters become entities (a model name ``<img onerror=...>`` stays text), Markdown
+    punctuation is backslash-escaped (``|`` cannot split a cell), line breaks become spaces.
+
+    >>> markdown_text("<img src=x onerror=alert(1)>|*x*")
+    '&lt;img src=x onerror=alert(1)&gt;\\|\\*x\\*'
+    >>> markdown_text("Qwen/Qwen2.5-Math-7B")
+    'Qwen/Qwen2.5-Math-7B'
+    """
+    text = html.escape(" ".join(str(value).splitlines()), quote=False)
+    return _MARKDOWN_PUNCTUATION.sub(r"\\\1", text)
+
+
+def markdown_code(value) -> str:
+    """``value`` as a Markdown code span (shown verbatim, nothing inside is interpreted), with a
+    backtick fence longer than any run of backticks in it.
+
+    >>> markdown_code("greedy-192"), markdown_code("a`b")
+    ('`greedy-192`', '``a`b``')
+    """
+    text = " ".join(str(value).splitlines())
+    fence = "`" * (max((len(run) for run in re.findall("`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
 def display_frame(frame: pd.DataFrame) -> pd.DataFrame:
-    """The human table: run, model, settings, then ``<key> <Metric>`` cells as ``mean ± se``."""
-    out = pd.DataFrame({"Run": frame["run"], "Model": frame["model"],
-                        "Settings": frame["settings"]})
+    """The human table (Markdown): run, model, settings (as :func:`markdown_text`), the node file
+    when known, then ``<key> <Metric>`` cells as ``mean ± se``."""
+    out = pd.DataFrame({"Run": frame["run"].map(markdown_text), "Model": frame["model"].map(markdown_text),
+                        "Settings": frame["settings"].map(markdown_text)})
     if "nodes" in frame.columns:
-        out["Nodes scored against"] = frame["nodes"]
+        out["Nodes scored against"] = frame["nodes"].map(markdown_text)
     for key in display_keys(frame):
         for metric in display_metrics(frame, key):
             column = f"{key}/{metric}"

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
-from consensus_metrics.records import jsonl_values
+from consensus_metrics.records import LineError, describe_line_error, jsonl_values
 
 RESULTS_NAME = re.compile(
     r"^(?P<stem>.+)_(?P<ts>\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d+)?)\.json$")
@@ -136,7 +136,7 @@ def benchmark_sort_key(key: str) -> tuple[int, str]:
 def read_json(path: Path) -> Any:
     """Parse one JSON file; a clear :class:`ReportInputError` naming ``path`` otherwise."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")
     except OSError as err:
         raise ReportInputError(f"{path}: cannot read ({err.strerror or err})") from err
     except UnicodeDecodeError as err:
@@ -150,10 +150,11 @@ def read_json(path: Path) -> Any:
 
 def iter_jsonl(path: Path) -> Iterator[tuple[int, dict]]:
     """Yield ``(line number, object)`` for each non-empty line of a JSONL file; errors name
-    ``path:line``."""
-    lineno = 0
+    ``path:line`` (corrupt JSON, bytes that are not UTF-8, a lone surrogate)."""
     try:
         for lineno, row, err in jsonl_values(path, encoding_errors="strict"):
+            if isinstance(err, LineError):
+                raise ReportInputError(f"{path}:{lineno}: {describe_line_error(err)}") from err
             if err is not None:
                 raise ReportInputError(f"{path}:{lineno}: corrupt JSON ({err.msg} at column {err.colno})") from err
             if not isinstance(row, dict):
@@ -161,8 +162,6 @@ def iter_jsonl(path: Path) -> Iterator[tuple[int, dict]]:
             yield lineno, row
     except OSError as err:
         raise ReportInputError(f"{path}: cannot read ({err.strerror or err})") from err
-    except UnicodeDecodeError as err:
-        raise ReportInputError(f"{path}:{lineno + 1}: not UTF-8 text ({err.reason})") from err
 
 
 def _as_float(value: Any) -> float | None:
@@ -178,10 +177,37 @@ def _as_float(value: Any) -> float | None:
     return None
 
 
-def split_metrics(entry: dict[str, Any]) -> tuple[dict[str, float], dict[str, str]]:
+#: Metrics the ConsensusBench tasks write as numbers (``pass@k`` too); a value of another type is
+#: refused instead of being shown as undefined.
+NUMERIC_METRICS = frozenset({"acc", "ncr", "tpn", "n_tokens", "ncr_undefined", "tpn_undefined",
+                             "think_unclosed", "timed_out", "trajectories"})
+#: Metrics the tasks write as text.
+TEXT_METRICS = frozenset({"tpn_unit"})
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _check_metric(metric: str, value: Any, where: str) -> None:
+    """Raise :class:`ReportInputError` when a known metric has a value of the wrong type."""
+    if metric.endswith("_stderr"):
+        if not (_is_number(value) or value == "N/A"):
+            raise ReportInputError(f"{where} must be a number or 'N/A', got {value!r:.80}")
+    elif metric in NUMERIC_METRICS or re.fullmatch(r"pass@\d+", metric):
+        if not _is_number(value):
+            raise ReportInputError(f"{where} must be a number, got {value!r:.80}")
+    elif metric in TEXT_METRICS and not isinstance(value, str):
+        raise ReportInputError(f"{where} must be a string, got {value!r:.80}")
+
+
+def split_metrics(entry: dict[str, Any], where: str = "results") -> tuple[dict[str, float], dict[str, str]]:
     """lm-eval's ``"metric,filter": value`` entries -> ``({metric: float}, {metric: str})``.
 
-    The ``none`` filter wins when a metric appears under several filters; ``"N/A"`` becomes NaN.
+    The ``none`` filter wins when a metric appears under several filters; ``"N/A"`` (lm-eval's
+    undefined standard error) becomes NaN. A ConsensusBench metric of the wrong type
+    (``"acc,none": "high"``, ``"ncr,none": null``) raises :class:`ReportInputError` naming
+    ``where`` and the key: shown as "undefined" it would come with a false explanation.
 
     >>> split_metrics({"acc,none": 0.5, "acc_stderr,none": "N/A", "tpn_unit,none": "tok", "alias": "x"})
     ({'acc': 0.5, 'acc_stderr': nan}, {'tpn_unit': 'tok'})
@@ -193,10 +219,11 @@ def split_metrics(entry: dict[str, Any]) -> tuple[dict[str, float], dict[str, st
         if "," not in raw_key:
             continue
         metric, filter_name = raw_key.split(",", 1)
+        _check_metric(metric, value, f"{where}[{raw_key!r}]")
         if metric in chosen_filter and chosen_filter[metric] == "none":
             continue
         chosen_filter[metric] = filter_name
-        number = _as_float(value)
+        number = None if metric in TEXT_METRICS else _as_float(value)
         if number is not None:
             numbers[metric] = number
         elif value == "N/A" or value is None:
@@ -258,13 +285,17 @@ def parse_run_spec(spec: str) -> tuple[str | None, Path]:
 
 
 def short_model_name(results: dict[str, Any], folder: Path) -> str:
-    """A readable model name: the hub id as given (``Qwen/Qwen3-8B``), the last component of a
-    local path (``runs/grpo/checkpoint-200`` -> ``checkpoint-200``), else the folder name.
+    """A readable model name: the name as given (a hub id ``Qwen/Qwen3-8B``, an API model
+    ``accounts/fireworks/models/qwen3-8b``), shortened to its last component only when it is
+    clearly a local path -- absolute, ``./``/``../``/``~``, or an existing folder
+    (``/runs/grpo/checkpoint-200`` -> ``checkpoint-200``); else the folder name.
 
     >>> short_model_name({"model_name": "Qwen/Qwen3-8B"}, Path("x"))
     'Qwen/Qwen3-8B'
-    >>> short_model_name({"model_name": "runs/grpo/checkpoint-200"}, Path("x"))
+    >>> short_model_name({"model_name": "/runs/grpo/checkpoint-200"}, Path("x"))
     'checkpoint-200'
+    >>> short_model_name({"model_name": "accounts/fireworks/models/qwen3-8b"}, Path("x"))
+    'accounts/fireworks/models/qwen3-8b'
     >>> short_model_name({"config": {"model_args": "pretrained=gpt2"}}, Path("out/gpt2"))
     'gpt2'
     """
@@ -275,9 +306,8 @@ def short_model_name(results: dict[str, Any], folder: Path) -> str:
     name = str(name).strip()
     if not name:
         return folder.name
-    local = name.startswith(("/", ".", "~")) or name.rstrip("/").count("/") >= 2 \
-        or Path(name).exists()
-    return Path(name.rstrip("/")).name if local else name
+    local = name.startswith(("/", "./", "../", "~")) or Path(name).is_dir()
+    return (Path(name.rstrip("/")).name or name) if local else name
 
 
 def _check_results(results: Any, path: Path) -> dict[str, Any]:
@@ -298,7 +328,7 @@ def _task_results(results: dict[str, Any], path: Path) -> tuple[list[TaskResult]
         if name in groups or not match or not isinstance(entry, dict):
             skipped.append(name)
             continue
-        metrics, text_metrics = split_metrics(entry)
+        metrics, text_metrics = split_metrics(entry, f"{path}: results.{name}")
         config = configs.get(name) or {}
         count = (n_samples.get(name) or {}).get("effective")
         if count is None:

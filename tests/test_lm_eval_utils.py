@@ -67,7 +67,7 @@ def test_aime25_ships_problems_without_nodes():
 @pytest.mark.parametrize("line, message", [
     ("{not json", ":2: not valid JSON"),
     ('["a list"]', ":2: expected a JSON object"),
-    ('{"id": "x", "problem": "p", "answer": null, "nodes": []}', ":2: field 'answer' must be a str"),
+    ('{"id": "x", "problem": "p", "answer": null, "nodes": []}', ":2: field 'answer' must be a non-empty string or a finite number"),
     ('{"id": "x", "problem": "p", "answer": "5"}', ":2: field 'nodes' must be a list"),
     ('{"id": "x", "problem": "p", "answer": "5", "nodes": [{"id": "a"}]}', ":2: node 0 (id 'a'): missing field 'text'"),
 ])

@@ -1,6 +1,7 @@
 """``python -m consensus_metrics score`` on real files: table, bad lines, resume after a crash."""
 
 import json
+import os
 import subprocess
 import sys
 
@@ -97,18 +98,18 @@ def test_every_repeat_of_an_lm_eval_doc_and_every_line_of_a_problem_is_scored(tm
 
 
 def test_bad_inputs_are_named_by_file_and_line(tmp_path):
-    write_jsonl(tmp_path / "data.jsonl", DATA + [dict(DATA[0], answer="999")])
+    write_jsonl(tmp_path / "data.jsonl", DATA + [DATA[0]])
     with open(tmp_path / "samples.jsonl", "wb") as fh:
         fh.write(json.dumps({"id": "g1", "answer_text": "\\boxed{18}"}).encode() + b"\n")
         fh.write(json.dumps({"id": "g1", "completions": "\\boxed{18}"}).encode() + b"\n")
         fh.write(b'{"id": "g2", "completion": "caf\xe9 \\\\boxed{3}"}\n')
     proc = run(tmp_path, "--data", "data.jsonl", "--samples", "samples.jsonl", "--out", "o.jsonl", "--quiet")
     assert proc.returncode == 0, proc.stderr
-    assert "data.jsonl:4: problem 'g1' is already defined at data.jsonl:1; skipped" in proc.stderr
+    assert "data.jsonl:4: problem 'g1' is already defined at data.jsonl:1 (the same record); skipped" in proc.stderr
     assert "samples.jsonl:1: no completions" in proc.stderr and "samples.jsonl:2: no completions" in proc.stderr
     assert "samples.jsonl:3: bytes that are not UTF-8, read as U+FFFD" in proc.stderr
     (row,) = _rows(tmp_path / "o.jsonl")
-    assert (row["id"], row["acc"]) == ("g2", 1)  # scored with the first definition's answer
+    assert (row["id"], row["acc"]) == ("g2", 1)
     for args, message in ((("--data", "missing.jsonl"), "--data missing.jsonl: no such file"),
                           (("--samples", "missing.jsonl"), "--samples missing.jsonl: no such file"),
                           (("--out", "."), "--out .: is a directory")):
@@ -129,3 +130,186 @@ def test_a_rerun_never_mixes_tpn_units(tmp_path):
     write_jsonl(tmp_path / "sub" / "o.jsonl", rows)
     again = run(tmp_path, "--data", "data.jsonl", "--samples", "samples.jsonl", "--out", "sub/o.jsonl", "--quiet")
     assert again.returncode == 2 and "rerun with the same --tokenizer" in again.stderr
+
+
+# ----------------------------------------------------------------------------- issue 15: no stale
+# numbers, no lost input, one clear line for every bad input
+
+def _score(tmp_path, *extra, out="o.jsonl"):
+    return run(tmp_path, "--data", "data.jsonl", "--samples", "samples.jsonl", "--out", out, "--quiet", *extra)
+
+
+def test_a_rerun_with_other_completions_data_or_budget_never_serves_old_scores(tmp_path):
+    write_jsonl(tmp_path / "data.jsonl", DATA)
+    write_jsonl(tmp_path / "samples.jsonl", [{"id": "g1", "completion": "9 * 2 = 18, \\boxed{18}"}])
+    assert _score(tmp_path).returncode == 0
+    before = (tmp_path / "o.jsonl").read_bytes()
+    write_jsonl(tmp_path / "samples.jsonl", [{"id": "g1", "completion": "I do not know \\boxed{7}"}])
+    refused = _score(tmp_path)
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
+    assert "1 row(s) were scored from other inputs (completion changed: 1)" in refused.stderr
+    assert "--rescore" in refused.stderr and "Acc" not in refused.stdout
+    assert (tmp_path / "o.jsonl").read_bytes() == before
+    rescored = _score(tmp_path, "--rescore")
+    assert rescored.returncode == 0, rescored.stderr
+    assert [(r["id"], r["sample"], r["acc"]) for r in _rows(tmp_path / "o.jsonl")] == [("g1", 0, 0)]
+    assert "0.0" in rescored.stdout.splitlines()[-1]  # the table shows the new Acc, not 100
+    write_jsonl(tmp_path / "data.jsonl", [dict(DATA[0], answer="7")] + DATA[1:])
+    other_data = _score(tmp_path)
+    assert other_data.returncode == 2 and "(problem changed: 1)" in other_data.stderr
+    write_jsonl(tmp_path / "data.jsonl", DATA)
+    other_budget = _score(tmp_path, "--budget", "2.5")
+    assert other_budget.returncode == 2 and "(settings changed: 1: budget_s 1.0 -> 2.5)" in other_budget.stderr
+
+
+def test_rows_that_timed_out_are_scored_again_and_replaced(tmp_path):
+    write_jsonl(tmp_path / "data.jsonl", DATA)
+    write_jsonl(tmp_path / "samples.jsonl", SAMPLES[:2])
+    assert _score(tmp_path).returncode == 0
+    rows = _rows(tmp_path / "o.jsonl")
+    rows[0].update(acc=0, ncr=0.0, timed_out=True)
+    write_jsonl(tmp_path / "o.jsonl", rows)
+    again = _score(tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert "scored 1 new completions (2 already" in again.stdout and "1 timed out before" in again.stdout
+    rows = _rows(tmp_path / "o.jsonl")
+    assert sorted((r["id"], r["sample"]) for r in rows) == [("g1", 0), ("g1", 1), ("g2", 0)]
+    assert [r["acc"] for r in rows if (r["id"], r["sample"]) == ("g1", 0)] == [1]
+    assert not any(r["timed_out"] for r in rows)
+
+
+@pytest.mark.parametrize("flag", ["--samples", "--data"])
+def test_an_output_that_is_an_input_is_refused_and_the_input_kept(tmp_path, flag):
+    write_jsonl(tmp_path / "data.jsonl", DATA)
+    write_jsonl(tmp_path / "samples.jsonl", SAMPLES)
+    (tmp_path / "link.jsonl").hardlink_to(tmp_path / "samples.jsonl")
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    target = "data.jsonl" if flag == "--data" else "./sub/../samples.jsonl"
+    (tmp_path / "sub").mkdir()
+    for out in (target, "link.jsonl") if flag == "--samples" else (target,):
+        proc = _score(tmp_path, out=out)
+        assert proc.returncode == 2 and "Traceback" not in proc.stderr
+        assert f"--out {out} is also the input {flag}" in proc.stderr
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()} == before
+
+
+def test_two_runs_into_one_out_at_once_score_each_completion_once(tmp_path):
+    write_jsonl(tmp_path / "data.jsonl", DATA)
+    write_jsonl(tmp_path / "samples.jsonl", [{"id": "g1", "completion": f"16 - 3 - 4 = 9, {i} * 2 = {2 * i}. \\boxed{{{i}}}"}
+                                             for i in range(150)])
+    argv = [sys.executable, "-m", "consensus_metrics", "score", "--data", "data.jsonl", "--samples", "samples.jsonl",
+            "--out", "o.jsonl", "--quiet"]
+    procs = [subprocess.Popen(argv, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for _ in range(2)]
+    outputs = [p.communicate(timeout=300) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], outputs
+    keys = [(r["id"], r["sample"]) for r in _rows(tmp_path / "o.jsonl")]
+    assert len(keys) == 150 and len(set(keys)) == 150
+    assert sorted(int(o.split("scored ")[1].split()[0]) for o, _ in outputs) == [0, 150]
+
+
+@pytest.mark.parametrize("out, message", [
+    ("/proc/scores/o.jsonl", "--out /proc/scores/o.jsonl: cannot create files in /proc"),
+    ("data.jsonl/o.jsonl", "data.jsonl/o.jsonl: "),
+])
+def test_an_impossible_out_is_one_line_exit_2_and_leaves_nothing(tmp_path, out, message):
+    write_jsonl(tmp_path / "data.jsonl", DATA)
+    write_jsonl(tmp_path / "samples.jsonl", SAMPLES)
+    proc = _score(tmp_path, out=out)
+    assert proc.returncode == 2 and message in proc.stderr
+    assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data.jsonl", "samples.jsonl"]
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root may write into a read-only folder")
+def test_a_read_only_out_folder_is_one_line_exit_2(tmp_path):
+    write_jsonl(tmp_path / "data.jsonl", DATA)
+    write_jsonl(tmp_path / "samples.jsonl", SAMPLES)
+    (tmp_path / "ro").mkdir()
+    (tmp_path / "ro").chmod(0o555)
+    proc = _score(tmp_path, out="ro/o.jsonl")
+    assert proc.returncode == 2 and "--out ro/o.jsonl: cannot create files in" in proc.stderr
+    assert list((tmp_path / "ro").iterdir()) == []
+
+
+def test_a_missing_tokenizer_is_one_line_exit_2(tmp_path):
+    write_jsonl(tmp_path / "data.jsonl", DATA)
+    write_jsonl(tmp_path / "samples.jsonl", SAMPLES)
+    proc = _score(tmp_path, "--tokenizer", str(tmp_path / "no-such-tokenizer"))
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert f"--tokenizer {tmp_path / 'no-such-tokenizer'}: cannot load it offline" in proc.stderr
+    assert not (tmp_path / "o.jsonl").exists()
+
+
+def test_lone_surrogates_bom_and_all_bad_samples(tmp_path):
+    with open(tmp_path / "data.jsonl", "wb") as fh:
+        fh.write(b"\xef\xbb\xbf" + json.dumps(DATA[0]).encode() + b"\n")  # a BOM before the first line
+        fh.write(json.dumps(dict(DATA[1], id="g2\ud800"), ensure_ascii=True).encode() + b"\n")
+    with open(tmp_path / "samples.jsonl", "wb") as fh:
+        fh.write(b"\xef\xbb\xbf" + json.dumps({"id": "g1", "completion": "\\boxed{18}"}).encode() + b"\n")
+        fh.write(json.dumps({"id": "g1\udc00", "completion": "\\boxed{18}"}).encode() + b"\n")
+    proc = _score(tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "data.jsonl:2: not Unicode text: a lone surrogate \\ud800" in proc.stderr
+    assert "samples.jsonl:2: not Unicode text: a lone surrogate \\udc00" in proc.stderr
+    assert [(r["id"], r["acc"]) for r in _rows(tmp_path / "o.jsonl")] == [("g1", 1)]
+    write_jsonl(tmp_path / "samples.jsonl", [], extra=["{not json", "[1]", json.dumps({"id": "nope", "completion": "x"})])
+    bad = _score(tmp_path, out="o2.jsonl")
+    assert bad.returncode == 2 and "no usable completion in --samples samples.jsonl (3 lines skipped)" in bad.stderr
+    assert not (tmp_path / "o2.jsonl").exists()
+
+
+def test_data_bytes_that_are_not_utf8_are_refused_not_replaced(tmp_path):
+    with open(tmp_path / "data.jsonl", "wb") as fh:
+        fh.write(json.dumps(DATA[0]).encode() + b"\n")
+        fh.write(json.dumps(dict(DATA[1], answer="3\u00e9")).encode().replace(b"\\u00e9", b"\xe9") + b"\n")
+    write_jsonl(tmp_path / "samples.jsonl", SAMPLES[:2])
+    proc = _score(tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "data.jsonl:2: bytes that are not UTF-8 at column" in proc.stderr
+    assert [r["id"] for r in _rows(tmp_path / "o.jsonl")] == ["g1", "g1"]
+
+
+def test_a_problem_defined_twice_differently_is_refused(tmp_path):
+    write_jsonl(tmp_path / "data.jsonl", DATA)
+    write_jsonl(tmp_path / "more.jsonl", [DATA[1], dict(DATA[0], answer="19")])
+    write_jsonl(tmp_path / "samples.jsonl", SAMPLES)
+    proc = run(tmp_path, "--data", "data.jsonl", "more.jsonl", "--samples", "samples.jsonl", "--out", "o.jsonl")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "more.jsonl:2: problem 'g1' is already defined at data.jsonl:1 with another answer, nodes or benchmark" \
+        in proc.stderr
+    assert "more.jsonl:1: problem 'g2' is already defined at data.jsonl:2 (the same record); skipped" in proc.stderr
+    assert not (tmp_path / "o.jsonl").exists()
+
+
+@pytest.mark.parametrize("args, message", [
+    (("--budget", "0"), "argument --budget: must be a finite number > 0, got '0'"),
+    (("--budget", "-1"), "argument --budget: must be a finite number > 0, got '-1'"),
+    (("--budget", "nan"), "argument --budget: must be a finite number > 0, got 'nan'"),
+    (("--workers", "-2"), "argument --workers: must be an integer >= 0, got '-2'"),
+])
+def test_out_of_range_settings_are_refused_up_front(tmp_path, args, message):
+    write_jsonl(tmp_path / "data.jsonl", DATA)
+    write_jsonl(tmp_path / "samples.jsonl", SAMPLES)
+    proc = _score(tmp_path, *args)
+    assert proc.returncode == 2 and message in proc.stderr and not (tmp_path / "o.jsonl").exists()
+
+
+def test_a_rewrite_of_out_keeps_every_line_it_does_not_replace(tmp_path):
+    write_jsonl(tmp_path / "data.jsonl", DATA)
+    write_jsonl(tmp_path / "samples.jsonl", SAMPLES[:2])
+    assert _score(tmp_path).returncode == 0
+    rows = _rows(tmp_path / "o.jsonl")
+    rows[0]["timed_out"] = True  # forces a rewrite of the file
+    foreign = json.dumps({"id": "m1", "sample": 5, "acc": 1, "tpn_unit": rows[0]["tpn_unit"]}).encode()
+    with open(tmp_path / "o.jsonl", "wb") as fh:
+        for row in rows:
+            fh.write(json.dumps(row).encode() + b"\n")
+        fh.write(b"a note in caf\xe9 latin-1\n" + foreign + b"\n")
+    (tmp_path / "o.jsonl").chmod(0o600)
+    proc = _score(tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "also holds 1 row(s) of completions that are not in --samples: kept, not in the table" in proc.stdout
+    data = (tmp_path / "o.jsonl").read_bytes()
+    assert b"a note in caf\xe9 latin-1\n" + foreign + b"\n" in data and len(data.splitlines()) == 5
+    assert (tmp_path / "o.jsonl").stat().st_mode & 0o777 == 0o600

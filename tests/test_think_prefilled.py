@@ -104,14 +104,21 @@ def test_scoring_cli_switch(tmp_path, r1_tokenizer_dir):
         return json.loads((tmp_path / out).read_text().splitlines()[0]), proc
 
     row, _ = score("plain.jsonl")
-    assert (row["acc"], row["think_unclosed"], row["think_format"]) == (1, False, "think,sky-t1")
+    assert (row["acc"], row["think_unclosed"], row["inputs"]["think_format"]) == (1, False, "think,sky-t1")
     row, _ = score("forced.jsonl", "--think-prefilled", "true")
     assert (row["acc"], row["think_unclosed"], row["ncr"]) == (0, True, 1.0)
     row, proc = score("auto.jsonl", "--tokenizer", r1_tokenizer_dir)
-    assert row["think_unclosed"] and row["think_format"] == "think,sky-t1+prefilled"
+    assert row["think_unclosed"] and row["inputs"]["think_format"] == "think,sky-t1+prefilled"
     assert "opens the trace" in proc.stderr
-    # a rerun into the same --out with another setting is refused, not mixed
-    proc = subprocess.run([sys.executable, "-m", "consensus_metrics", "score", "--data", str(data), "--samples",
-                           str(samples), "--out", str(tmp_path / "forced.jsonl"), "--quiet"],
-                          capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 2 and "think format" in proc.stderr
+    # a rerun into the same --out with another setting is refused, not mixed (or rescored on request)
+    rerun = [sys.executable, "-m", "consensus_metrics", "score", "--data", str(data), "--samples", str(samples),
+             "--out", str(tmp_path / "forced.jsonl"), "--quiet"]
+    proc = subprocess.run(rerun, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 2 and "think_format think,sky-t1+prefilled -> think,sky-t1" in proc.stderr
+    proc = subprocess.run(rerun + ["--rescore"], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    (row,) = [json.loads(line) for line in (tmp_path / "forced.jsonl").read_text().splitlines()]
+    assert row["acc"] == 1 and row["inputs"]["think_format"] == "think,sky-t1"
+    # --think-format is checked before any work
+    proc = subprocess.run(rerun + ["--think-format", "thonk"], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 2 and "'thonk'" in proc.stderr

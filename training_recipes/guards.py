@@ -43,6 +43,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from consensus_metrics.budget import Deadline
+
 __all__ = [
     "GuardConfig",
     "GuardReport",
@@ -100,12 +102,46 @@ class GuardReport:
     number_spam: bool = False
 
 
-def _non_space_chars(text: str) -> int:
-    return sum(1 for ch in text if not ch.isspace())
+#: Whitespace as ``str.isspace`` sees it (``re``'s ``\s`` uses the same Unicode test).
+_SPACE_RE = re.compile(r"\s+")
+#: Characters a regex scans between two deadline checks; a window then extends to just after
+#: the next character that cannot touch a match (see :func:`_finditer`), so no match is cut.
+_WINDOW = 1 << 14
+#: A character that is no part of a numeric literal and does not change whether one next to it
+#: matches (``NUMBER_RE``'s look-arounds test for ``\w`` and ``.``): a safe place to cut.
+_NUMBER_CUT = re.compile(r"[^\w.,\-−]")
+#: Any character: braces are single characters, every place is a safe cut.
+_ANY_CUT = re.compile(r"[\s\S]")
 
 
-def redact_number_lists(text: str, min_run: int) -> tuple[str, list[tuple[int, int]], int]:
-    """Blank every list run of at least ``min_run`` numbers.
+def _non_space_chars(text: str, start: int = 0, end: int | None = None) -> int:
+    """Non-whitespace characters of ``text[start:end]``, counted at C speed."""
+    return len(_SPACE_RE.sub("", text[start:end]))
+
+
+def _finditer(pattern: re.Pattern, text: str, deadline: Deadline | None, pos: int = 0,
+              cut: re.Pattern = _NUMBER_CUT):
+    """``pattern.finditer(text, pos)``, scanned window by window with a ``deadline`` check in
+    between, so a megabyte is not one long uninterruptible scan. Each window ends just after a
+    character ``cut`` matches: one that no match contains and whose neighbours match the same way
+    with or without it (the results are those of one scan)."""
+    if deadline is None:
+        yield from pattern.finditer(text, pos)
+        return
+    length = len(text)
+    while pos < length:
+        deadline.check()
+        end = min(length, pos + _WINDOW)
+        if end < length:
+            safe = cut.search(text, end)
+            end = safe.start() + 1 if safe else length
+        yield from pattern.finditer(text, pos, end)
+        pos = end
+
+
+def redact_number_lists(text: str, min_run: int, deadline: Deadline | None = None
+                        ) -> tuple[str, list[tuple[int, int]], int]:
+    """Blank every list run of at least ``min_run`` numbers (within ``deadline``, if given).
 
     Returns ``(redacted_text, spans, n_numbers_redacted)``; ``redacted_text`` has the input's length.
 
@@ -114,17 +150,22 @@ def redact_number_lists(text: str, min_run: int) -> tuple[str, list[tuple[int, i
     >>> redact_number_lists("1 + 2 = 3", 3)[1]
     []
     """
-    matches = list(NUMBER_RE.finditer(text))
     spans: list[tuple[int, int]] = []
     n_redacted = 0
-    run_start = 0
-    for i in range(1, len(matches) + 1):
-        ends_run = i == len(matches) or not _LIST_SEPARATOR_RE.match(text[matches[i - 1].end() : matches[i].start()])
-        if ends_run:
-            if i - run_start >= min_run:
-                spans.append((matches[run_start].start(), matches[i - 1].end()))
-                n_redacted += i - run_start
-            run_start = i
+    first = previous = None  # the first and the last number of the current run
+    run = 0
+    for match in _finditer(NUMBER_RE, text, deadline):  # streamed: a stopped scan frees little
+        if previous is not None and _LIST_SEPARATOR_RE.match(text[previous.end() : match.start()]):
+            run += 1
+        else:
+            if first is not None and run >= min_run:
+                spans.append((first.start(), previous.end()))
+                n_redacted += run
+            first, run = match, 1
+        previous = match
+    if first is not None and run >= min_run:
+        spans.append((first.start(), previous.end()))
+        n_redacted += run
     if not spans:
         return text, spans, 0
     pieces, cursor = [], 0
@@ -136,19 +177,22 @@ def redact_number_lists(text: str, min_run: int) -> tuple[str, list[tuple[int, i
     return "".join(pieces), spans, n_redacted
 
 
-def number_spam(text: str, config: GuardConfig) -> tuple[bool, int, float]:
+def number_spam(text: str, config: GuardConfig, deadline: Deadline | None = None) -> tuple[bool, int, float]:
     """Rule 2: ``(is_spam, distinct_numbers, density per 1000 non-space chars)``.
 
     >>> number_spam(", ".join(f"x={i}" for i in range(100)), GuardConfig())[0]
     True
     """
-    distinct = {m.group().replace(",", "").replace("−", "-") for m in NUMBER_RE.finditer(text)}
+    distinct = {m.group().replace(",", "").replace("−", "-") for m in _finditer(NUMBER_RE, text, deadline)}
     density = 1000.0 * len(distinct) / max(1, _non_space_chars(text))
     spam = len(distinct) >= config.min_distinct_numbers and density > config.max_number_density
     return spam, len(distinct), density
 
 
-def boxed_spans(text: str) -> list[tuple[int, int]]:
+_BRACE_RE = re.compile(r"[{}]")
+
+
+def boxed_spans(text: str, deadline: Deadline | None = None) -> list[tuple[int, int]]:
     r"""Character spans of every ``\boxed{...}`` (braces matched; an unclosed one runs to the end).
 
     >>> boxed_spans("so \\boxed{\\frac{1}{2}} done")
@@ -156,14 +200,14 @@ def boxed_spans(text: str) -> list[tuple[int, int]]:
     """
     spans, start = [], text.find("\\boxed{")
     while start != -1:
-        depth, i = 0, start + len("\\boxed")
-        while i < len(text):
-            depth += {"{": 1, "}": -1}.get(text[i], 0)
-            i += 1
+        depth, end = 0, len(text)
+        for brace in _finditer(_BRACE_RE, text, deadline, start + len("\\boxed"), _ANY_CUT):
+            depth += 1 if brace.group() == "{" else -1
             if depth == 0:
+                end = brace.end()
                 break
-        spans.append((start, i))
-        start = text.find("\\boxed{", i)
+        spans.append((start, end))
+        start = text.find("\\boxed{", end)
     return spans
 
 
@@ -178,26 +222,52 @@ def node_char_share(text: str, spans, ignore=()) -> float:
     >>> node_char_share("x=5 \\boxed{5}", [(0, 3)], ignore=[(4, 13)])
     1.0
     """
-    keep = [not ch.isspace() for ch in text]
-    for start, end in ignore:
-        for i in range(max(0, start), min(len(text), end)):
-            keep[i] = False
-    inside = [False] * len(text)
-    for start, end in spans:
-        if start is None or end is None:
+    ignored = _union(ignore, len(text))
+    total = _non_space_chars(text) - sum(_non_space_chars(text, a, b) for a, b in ignored)
+    if not total:
+        return 0.0
+    covered = _union(((a, b) for a, b in spans if a is not None and b is not None), len(text))
+    inside = sum(_non_space_chars(text, a, b) for a, b in covered)
+    inside -= sum(_non_space_chars(text, a, b) for a, b in _intersect(covered, ignored))
+    return inside / total
+
+
+def _union(spans, length: int) -> list[tuple[int, int]]:
+    """Disjoint, sorted ``(start, end)`` intervals covering ``spans`` clipped to ``[0, length]``."""
+    merged: list[list[int]] = []
+    for start, end in sorted((max(0, int(a)), min(length, int(b))) for a, b in spans):
+        if start >= end:
             continue
-        for i in range(max(0, int(start)), min(len(text), int(end))):
-            inside[i] = True
-    total = sum(keep)
-    return sum(1 for k, s in zip(keep, inside) if k and s) / total if total else 0.0
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    return [(a, b) for a, b in merged]
 
 
-def inspect_completion(text: str, config: GuardConfig) -> GuardReport:
-    """Apply rules 1 and 2 to one completion (rule 3 needs the matcher's spans; see rewards)."""
+def _intersect(first: list[tuple[int, int]], second: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Intersection of two disjoint sorted interval lists."""
+    out, i, j = [], 0, 0
+    while i < len(first) and j < len(second):
+        start, end = max(first[i][0], second[j][0]), min(first[i][1], second[j][1])
+        if start < end:
+            out.append((start, end))
+        if first[i][1] < second[j][1]:
+            i += 1
+        else:
+            j += 1
+    return out
+
+
+def inspect_completion(text: str, config: GuardConfig, deadline: Deadline | None = None) -> GuardReport:
+    """Apply rules 1 and 2 to one completion (rule 3 needs the matcher's spans; see rewards).
+
+    With ``deadline`` the work stops (``BudgetExceeded``) when it has passed: the guard is part
+    of a completion's scoring budget."""
     if not config.enabled:
         return GuardReport(text=text)
-    redacted, spans, n_redacted = redact_number_lists(text, config.max_list_run)
-    spam, distinct, density = number_spam(text, config)
+    redacted, spans, n_redacted = redact_number_lists(text, config.max_list_run, deadline)
+    spam, distinct, density = number_spam(text, config, deadline)
     return GuardReport(
         text=redacted,
         redacted_spans=spans,

@@ -29,8 +29,9 @@ $(L_\max - L_\text{cache} - |y|)/L_\text{cache}$ up to $L_\max$, and $-1$ beyond
 Paper: "ConsensusBench: Benchmark of Consensus Nodes for LLM Reasoning via Outcome Reward
 Densifying" (arXiv 2609.04648), ConsensusPR.
 
-Scoring has a time budget per completion (``budget_s``); a completion that runs out of it twice
-gets the reward ``None``, which TRL treats as unscorable (zero advantage) instead of a wrong 0.
+Scoring has one hard time budget per completion (``budget_s``, finite and > 0) that bounds all of
+it -- guard, node matching, answer check, node-pasting rule; a completion that runs out of it gets
+the reward ``None``, which TRL treats as unscorable (zero advantage) instead of a wrong 0.
 TRL sums its reward functions and counts a row as unscorable only when *every* function returns
 ``None`` (TRL #5902), so the overlong penalty must not be a second reward function: beside a
 ``None`` it would become the row's whole reward, a timeout scored like a wrong answer. Here both
@@ -47,6 +48,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from consensus_metrics.budget import check_budget
 from training_recipes.guards import GuardConfig
 from training_recipes.scoring import CompletionScore, completion_text, score_completions
 
@@ -134,7 +136,9 @@ class ConsensusReward:
         self.guard = guard if guard is not None else GuardConfig()
         self.track_ncr = bool(track_ncr) or mode != "outcome"
         self.workers = int(workers or 0)
-        self.budget_s = float(budget_s)
+        self.budget_s = check_budget(budget_s)
+        if self.budget_s is None:
+            raise ValueError("budget_s must be a finite number > 0, got None")
         self.__name__ = f"consensus_{mode}"
 
     def __repr__(self) -> str:
@@ -195,7 +199,7 @@ class ConsensusReward:
             penalties = [soft_overlong_penalty(len(i), self.overlong_max_length, self.overlong_buffer) for i in ids]
         scores = self.score(completions, answers, nodes_col)
         switch = float(self.switch_step) if self.switch_step is not None else self.switch_epoch
-        # A completion whose scoring timed out twice is unscorable: None (TRL gives it zero advantage),
+        # A completion whose scoring ran out of its budget is unscorable: None (TRL gives it zero advantage),
         # the overlong penalty included -- one reward, so TRL sees the whole row as unscorable.
         rewards = [None if s.timed_out else mix_reward(self.mode, s.acc, s.ncr, self.alpha, clock, switch) + p
                    for s, p in zip(scores, penalties)]

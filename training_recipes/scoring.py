@@ -13,6 +13,12 @@ This module is the only place the rewards touch the metrics library. Per complet
 credit is not needed (``need_nodes=False``, the plain ``outcome`` reward) nodes are not matched
 at all: the cost is math-verify only. With ``workers > 1`` all three steps run in worker processes.
 
+All three steps share one hard time budget per completion (``budget_s``): the guard and the
+node-pasting rule check the same deadline as the scorer, so scoring a completion ends within the
+budget plus a small constant, whatever the text (``benchmarks/bench_reward_budget.py`` measures
+it on hostile and 1 MB completions). A completion that runs out of it is ``timed_out``. Starting
+the sandbox process (once, and again after a kill) is not charged, as in ``consensus_metrics``.
+
 Example:
     >>> s = score_completions(["48/2 = 24, so 48+24 = 72. \\\\boxed{72}"], ["72"],
     ...                       [[{"id": "n1", "text": "48/2=24"}]])[0]
@@ -25,6 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from consensus_metrics.budget import BudgetExceeded, Deadline
 from training_recipes.guards import GuardConfig, boxed_spans, inspect_completion, node_char_share
 
 __all__ = ["CompletionScore", "completion_text", "score_completions"]
@@ -77,14 +84,13 @@ def completion_text(completion: Any) -> str:
     return str(completion)
 
 
-def _as_nodes(nodes: Any) -> list:
-    if nodes is None:
-        return []
-    if isinstance(nodes, str):
-        from training_recipes.data import normalise_nodes
+def _as_nodes(nodes: Any, where: str) -> list:
+    """One row's nodes in a documented shape -- a list (or tuple) of node dicts or strings, its
+    JSON string, or None -- as node dicts; anything else raises ``TrainingDataError`` naming
+    ``where`` (a dict must not become its keys)."""
+    from training_recipes.data import normalise_nodes
 
-        return normalise_nodes(nodes)
-    return list(nodes)
+    return normalise_nodes(list(nodes) if isinstance(nodes, tuple) else nodes, where)
 
 
 _POOLS: dict[int, Any] = {}
@@ -116,68 +122,105 @@ def _score_chunk(items: list[tuple]) -> list[CompletionScore]:
     return [_score_one(*item) for item in items]
 
 
-def _node_share(text: str, nodes: list, covered: list[str], spans: list, budget_s: float, rounds: int = 3,
+def _blank(text: str, spans) -> str:
+    """``text`` with the characters of ``spans`` replaced by spaces (offsets unchanged)."""
+    pieces, cursor = [], 0
+    for start, end in sorted((max(0, int(a)), min(len(text), int(b))) for a, b in spans):
+        if end <= cursor:
+            continue
+        start = max(start, cursor)
+        pieces += [text[cursor:start], " " * (end - start)]
+        cursor = end
+    return "".join(pieces) + text[cursor:]
+
+
+def _node_share(text: str, nodes: list, covered: list[str], spans: list, deadline: Deadline, rounds: int = 3,
                 gate: float = 0.3) -> float:
     """Guard rule 3: share of ``text`` (boxed answer excluded) inside node matches.
 
     The scorer reports each node's earliest match only; when that alone already makes up more than
     ``gate`` of the text (honest solutions sit far below), the matched spans are blanked and the
-    covered nodes matched again, up to ``rounds`` times, so repeated node strings count too.
+    covered nodes matched again, up to ``rounds`` times, so repeated node strings count too. Runs
+    within ``deadline``: raises :class:`BudgetExceeded` when a round could not finish (the share
+    is then unknown, and an unknown share must not pass the guard).
     """
-    ignore = boxed_spans(text)
+    from consensus_metrics.matching import match_nodes_ex
+
+    ignore = boxed_spans(text, deadline)
     share = node_char_share(text, spans, ignore=ignore)
     if share <= gate:
         return share
-    import consensus_metrics
-
     wanted = [n for n in nodes if (n.get("id") if isinstance(n, dict) else None) in set(covered)] or nodes
-    all_spans, blanked = list(spans), text
+    all_spans = list(spans)
     for _ in range(rounds):
-        chars = list(blanked)
-        for start, end in all_spans:
-            chars[start:end] = " " * (end - start)
-        blanked = "".join(chars)
-        more = [(m.start, m.end) for m in consensus_metrics.match_nodes(blanked, wanted, budget_s=budget_s)
-                if m.covered and m.start is not None]
+        deadline.check()
+        matches, timed_out = match_nodes_ex(_blank(text, all_spans), wanted, deadline=deadline)
+        if timed_out:
+            raise BudgetExceeded()
+        more = [(m.start, m.end) for m in matches if m.covered and m.start is not None]
         if not more:
             break
         all_spans += more
     return node_char_share(text, all_spans, ignore=ignore)
 
 
+#: Share of the time left that node matching on the guarded text may use when a step follows it
+#: (the final-answer check on the original text, the node-pasting rule).
+MATCH_SHARE = 0.7
+
+
 def _score_one(text: str, nodes: list, answer: str, guard: GuardConfig, need_nodes: bool,
-               budget_s: float, think_format=None) -> CompletionScore:
-    """One completion, all steps (guard, scoring, node-pasting rule); runs in a worker or inline."""
+               budget_s: float | None, think_format=None) -> CompletionScore:
+    """One completion, all steps (guard, scoring, node-pasting rule) within one ``budget_s``;
+    runs in a worker or inline. Out of time, the completion is ``timed_out`` (reward ``None``)."""
     import consensus_metrics
 
-    def run(t: str, n: list) -> dict:
-        # A score that ran out of its time budget is partial (biased low): score it once more (a
-        # cold process can time out on start-up costs alone); a second time-out stays marked.
-        score = consensus_metrics.score_trajectory(t, n, answer, budget_s=budget_s, think_format=think_format)
+    consensus_metrics.warmup()  # a sandbox (re)start is not charged to the budget (see sandbox)
+    deadline = Deadline(budget_s)
+    try:
+        return _score_within(text, nodes, answer, guard, need_nodes, deadline, think_format)
+    except BudgetExceeded:
+        return CompletionScore(acc=0.0, ncr=None if not (need_nodes and nodes) else 0.0, timed_out=True)
+
+
+def _score_within(text: str, nodes: list, answer: str, guard: GuardConfig, need_nodes: bool,
+                  deadline: Deadline, think_format=None) -> CompletionScore:
+    import consensus_metrics
+    from consensus_metrics.answer import check_answer
+
+    def run(t: str, n: list, share: float) -> dict:
+        """``score_trajectory`` on ``share`` of the time left; a partial score ends the completion
+        (it would be biased low, and no time is left to score it again)."""
+        left = deadline.remaining()
+        if left <= 0:
+            raise BudgetExceeded()
+        score = consensus_metrics.score_trajectory(t, n, answer, budget_s=None if left == float("inf") else left * share,
+                                                   think_format=think_format)
         if score.get("timed_out"):
-            score = consensus_metrics.score_trajectory(t, n, answer, budget_s=budget_s, think_format=think_format)
+            raise BudgetExceeded()
         return score
 
     if not need_nodes or not nodes:
-        score = run(text, [])
-        return CompletionScore(acc=float(score["acc"]), ncr=None, timed_out=bool(score.get("timed_out")))
-    report = inspect_completion(text, guard)
+        score = run(text, [], 1.0)
+        return CompletionScore(acc=float(score["acc"]), ncr=None)
+    report = inspect_completion(text, guard, deadline)
     if report.number_spam:  # spam gets no node credit: match nothing
-        score = run(text, [])
-        return CompletionScore(acc=float(score["acc"]), ncr=0.0, guard="number_spam",
-                               timed_out=bool(score.get("timed_out")))
-    score = run(report.text, nodes)  # nodes are matched on the guarded text
-    timed_out = bool(score.get("timed_out"))
+        score = run(text, [], 1.0)
+        return CompletionScore(acc=float(score["acc"]), ncr=0.0, guard="number_spam")
+    score = run(report.text, nodes, MATCH_SHARE)  # nodes are matched on the guarded text
     acc = float(score["acc"])
-    if report.text != text:  # acc always comes from the original text
-        original = run(text, [])
-        acc, timed_out = float(original["acc"]), timed_out or bool(original.get("timed_out"))
     covered = list(score.get("covered") or [])
-    result = CompletionScore(acc=acc, ncr=float(score["ncr"] or 0.0), covered=covered, timed_out=timed_out,
+    share_rule = guard.enabled and len(covered) >= guard.min_nodes_for_share
+    if report.text != text:  # acc always comes from the original text
+        verdict = check_answer(text, answer, deadline.share(0.5) if share_rule else deadline, think_format)
+        if verdict["timed_out"]:
+            raise BudgetExceeded()
+        acc = float(verdict["acc"])
+    result = CompletionScore(acc=acc, ncr=float(score["ncr"] or 0.0), covered=covered,
                              guard="number_list" if report.redacted_spans else "")
-    if guard.enabled and len(covered) >= guard.min_nodes_for_share:
+    if share_rule:
         spans = [(p[0], p[1]) for p in (score.get("positions") or {}).values()]
-        if _node_share(text, nodes, covered, spans, budget_s) >= guard.max_node_char_share:
+        if _node_share(text, nodes, covered, spans, deadline) >= guard.max_node_char_share:
             result.ncr, result.guard = 0.0, "node_pasting"
     return result
 
@@ -197,7 +240,8 @@ def score_completions(
     Args:
         texts: completion texts.
         answers: gold answers (math-verify gold).
-        nodes_list: each problem's nodes (list of node dicts/strings, a JSON string, or None).
+        nodes_list: each problem's nodes (list of node dicts/strings, a JSON string, or None);
+            another shape raises ``TrainingDataError`` naming the row.
         guard: reward-hacking guard thresholds; None uses :class:`GuardConfig` defaults.
         need_nodes: False scores ``acc`` only (no node matching at all).
         workers: >1 scores in a persistent pool of that many worker processes (spawned and warmed
@@ -215,9 +259,9 @@ def score_completions(
         raise ValueError(
             f"score_completions: {len(texts)} texts, {len(answers)} answers, {len(nodes_list)} node lists"
         )
-    items = [("" if t is None else str(t), _as_nodes(n), "" if a is None else str(a), guard, need_nodes, budget_s,
-              think_format)
-             for t, a, n in zip(texts, answers, nodes_list, strict=True)]
+    items = [("" if t is None else str(t), _as_nodes(n, f"row {i}, column 'nodes'"), "" if a is None else str(a),
+              guard, need_nodes, budget_s, think_format)
+             for i, (t, a, n) in enumerate(zip(texts, answers, nodes_list, strict=True))]
     if workers and workers > 1 and len(items) > 1:
         size = max(1, min(16, len(items) // (4 * workers)))
         chunks = [items[i : i + size] for i in range(0, len(items), size)]

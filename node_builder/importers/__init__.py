@@ -14,7 +14,10 @@ A source is named ``KIND:PATH`` on the command line. Kinds:
 
 :func:`load_sources` loads several sources and merges them by problem id: the first source that
 has an id defines the problem; later sources add trajectories, and a later source whose answer
-disagrees is rejected for that problem (skipped with the reason, nothing else changes).
+disagrees is rejected for that problem (skipped with the reason, nothing else changes). A later
+problem under an id no earlier source has, whose statement (whitespace aside) is that of exactly
+one earlier problem, is merged into that problem: ids derived from file names or line numbers
+(GSM8K) must not keep renamed copies of one benchmark apart.
 
 Example:
     >>> parse_source_spec("gsm8k-socratic:/raw/gsm8k/test_socratic.jsonl")
@@ -29,7 +32,7 @@ from typing import Callable
 
 from node_builder.importers import aime24, aime25, gsm8k, jsonl_dump, math500
 from node_builder.importers.result import ImportResult
-from node_builder.schema import Skipped
+from node_builder.schema import Problem, Skipped
 
 Loader = Callable[..., ImportResult]
 
@@ -55,6 +58,7 @@ def load_sources(specs: list[str], benchmark: str, fields: dict[str, str] | None
     """Load and merge ``KIND:PATH`` sources (see module doc). A missing file is a clear error."""
     merged = ImportResult()
     by_id = {}
+    by_statement: dict[str, Problem | None] = {}  # statement -> its problem (None: several have it)
     for spec in specs:
         kind, path = parse_source_spec(spec)
         if not Path(path).exists():
@@ -64,11 +68,15 @@ def load_sources(specs: list[str], benchmark: str, fields: dict[str, str] | None
             kwargs["fields"] = fields
         loaded = IMPORTERS[kind](path, **kwargs)
         merged.skipped.extend(loaded.skipped)
+        earlier = dict(by_statement)
         for problem in loaded.problems:
-            base = by_id.get(problem.id)
+            statement = " ".join(problem.problem.split())
+            base = by_id.get(problem.id) or (earlier.get(statement) if statement else None)
             if base is None:
                 by_id[problem.id] = problem
                 merged.problems.append(problem)
+                if statement:
+                    by_statement[statement] = None if statement in by_statement else problem
                 continue
             if problem.answer.strip() != base.answer.strip():
                 merged.skipped.append(Skipped(

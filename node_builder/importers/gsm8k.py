@@ -3,7 +3,10 @@
 Input line: ``{"question", "answer"}`` where ``answer`` is the worked solution ending in
 ``#### <final>`` with ``<<16-3-4=9>>`` calculator annotations. For each line (0-based index i):
 
-* id ``"gsm8k/{split}/{i}"`` (split = file stem before ``_``: ``test``, ``train``);
+* id ``"gsm8k/{split}/{i}"``: split = ``test`` or ``train`` when the file name says so as a word
+  (``test.jsonl``, ``test_socratic.jsonl``, ``gsm8k-train.jsonl``), else the stem before ``_``
+  (a renamed file still merges with the others: :func:`node_builder.importers.load_sources`
+  also merges by problem statement);
 * ``answer`` = text after ``####`` with thousands separators removed (``1,080`` -> ``1080``);
 * one trajectory whose text is the solution without annotations and without the ``####`` line;
   the annotations become ``Trajectory.equations`` (the miner reads them as relations);
@@ -25,8 +28,19 @@ from node_builder.importers.result import ImportResult
 from node_builder.importers.text_cleanup import strip_calculator_annotations
 from node_builder.schema import BadInput, Problem, Skipped, Trajectory
 
+_SPLIT_WORD = re.compile(r"(?<![a-z])(test|train)(?![a-z])")
 _SOCRATIC_PREFIX = re.compile(r"^[^\n]*?\s\*\*\s+")
 _FINAL = re.compile(r"\n?####\s*(.*?)\s*$", re.S)
+
+
+def split_of(path: Path) -> str:
+    """The split a GSM8K file holds, from its name (see the module docstring).
+
+    >>> split_of(Path("test_socratic.jsonl")), split_of(Path("gsm8k-train.jsonl")), split_of(Path("latest.jsonl"))
+    ('test', 'train', 'latest')
+    """
+    found = set(_SPLIT_WORD.findall(path.stem.lower()))
+    return found.pop() if len(found) == 1 else path.stem.split("_")[0]
 
 
 def split_final(solution: str, where: str) -> tuple[str, str]:
@@ -54,7 +68,7 @@ def load(path: str | Path, benchmark: str = "gsm8k", socratic: bool | None = Non
          split: str | None = None) -> ImportResult:
     path = Path(path)
     socratic = ("socratic" in path.stem) if socratic is None else socratic
-    split = split or path.stem.split("_")[0]
+    split = split or split_of(path)
     source = "socratic" if socratic else "reference"
     result = ImportResult()
     index = -1

@@ -2,7 +2,7 @@
 
 Contract: ``read_jsonl(path)`` yields ``(where, obj)`` for every non-blank line, where ``where``
 is ``"path:line"`` (1-based) and ``obj`` is the decoded dict, or a :class:`BadInput` when the
-line is not a JSON object. The caller decides how to count it; nothing raises mid-file.
+line is not a JSON object (or not UTF-8 text: one bad byte costs its line, not the file). The caller decides how to count it; nothing raises mid-file.
 
 Example:
     >>> import tempfile, os
@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from consensus_metrics.records import jsonl_values
+from consensus_metrics.records import LineError, describe_line_error, jsonl_values
 from node_builder.schema import BadInput, Skipped
 
 
@@ -25,7 +25,9 @@ def read_jsonl(path: str | Path) -> Iterator[tuple[str, dict | BadInput]]:
     path = Path(path)
     for lineno, obj, err in jsonl_values(path, encoding_errors="strict"):
         where = f"{path}:{lineno}"
-        if err is not None:
+        if isinstance(err, LineError):  # bytes that are not UTF-8, a lone surrogate: this line only
+            yield where, BadInput(where, describe_line_error(err))
+        elif err is not None:
             yield where, BadInput(where, f"malformed JSON ({err.msg} at column {err.colno})")
         elif not isinstance(obj, dict):
             yield where, BadInput(where, f"expected a JSON object, got {type(obj).__name__}")

@@ -1,0 +1,72 @@
+"""The reward's time budget bounds a completion's whole scoring (issue 15, item 12): the guard and
+the node-pasting rule run on the same deadline as the scorer, and a completion out of time is
+``timed_out`` (reward ``None``) instead of being scored again. The speed figures are in
+``benchmarks/bench_reward_budget.py``; these tests check the mechanism without timing it, plus
+one wall-clock bound with a generous margin."""
+
+import time
+
+import pytest
+
+import consensus_metrics
+from consensus_metrics.budget import BudgetExceeded, Deadline
+from training_recipes import scoring
+from training_recipes.guards import GuardConfig, boxed_spans, inspect_completion, redact_number_lists
+from training_recipes.rewards import consensus_reward
+from training_recipes.scoring import score_completions
+
+NODES = [{"id": "n1", "text": "16 - 3 - 4 = 9", "kind": "equation"},
+         {"id": "n2", "text": "9 * 2 = 18", "kind": "equation"},
+         {"id": "n3", "text": "2x + 1 = 7", "kind": "equation"}]
+PASTED = " ; ".join(n["text"] for n in NODES) + " ; "
+MB = 1_000_000
+
+
+def _expired() -> Deadline:
+    deadline = Deadline(0.0)
+    time.sleep(0.001)
+    return deadline
+
+
+@pytest.mark.parametrize("step", [
+    lambda d: inspect_completion("1 2 3 " * 1000, GuardConfig(), d),
+    lambda d: redact_number_lists("7 " * 5000, 64, d),
+    lambda d: boxed_spans("\\boxed{" + "{}" * 5000, d),
+])
+def test_the_guard_steps_stop_at_the_deadline(step):
+    with pytest.raises(BudgetExceeded):
+        step(_expired())
+    step(Deadline(None))  # no limit: runs to the end
+
+
+def test_the_node_pasting_rule_stops_at_the_deadline():
+    text = PASTED * 200
+    spans = [(0, len(text) * 2 // 5)]  # over the rule's gate: the covered nodes are matched again
+    with pytest.raises(BudgetExceeded):
+        scoring._node_share(text, NODES, ["n1", "n2", "n3"], spans, _expired())
+    assert scoring._node_share(text, NODES, ["n1", "n2", "n3"], spans, Deadline(None)) > 0.4  # no limit: runs to the end
+
+
+def test_a_completion_out_of_time_is_timed_out_and_not_scored_again(monkeypatch):
+    calls = []
+
+    def slow_score(text, nodes, answer, budget_s=None, **kwargs):
+        calls.append(budget_s)
+        return {"acc": 0, "ncr": 0.0, "covered": [], "positions": {}, "timed_out": True}
+
+    monkeypatch.setattr(consensus_metrics, "score_trajectory", slow_score)
+    (score,) = score_completions(["9 * 2 = 18 \\boxed{18}"], ["18"], [NODES], budget_s=0.5)
+    assert score.timed_out and len(calls) == 1 and 0 < calls[0] <= 0.5
+    reward = consensus_reward("linear", budget_s=0.5)
+    assert reward(completions=["x"], answer=["18"], nodes=[NODES]) == [None]
+
+
+def test_a_megabyte_of_pasted_nodes_ends_near_the_budget():
+    consensus_metrics.warmup()  # the sandbox start is not charged to any budget
+    text = (PASTED * (MB // len(PASTED) + 1))[:MB] + " \\boxed{18}"
+    budget = 0.5
+    start = time.monotonic()
+    (score,) = score_completions([text], ["18"], [NODES], budget_s=budget)
+    elapsed = time.monotonic() - start
+    assert score.timed_out or score.guard == "node_pasting"
+    assert elapsed < budget + 0.75  # a generous margin for a loaded 2-core machine; the figures: the benchmark
