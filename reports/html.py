@@ -47,7 +47,7 @@ table.board td { white-space: nowrap; }
 .scroll { overflow-x: auto; max-width: 100%; }
 th { background: var(--band); font-weight: 600; }
 td.text, th.text { text-align: left; }
-table.board td.small { white-space: normal; min-width: 260px; max-width: 420px; font-size: 12px; color: #495057; }
+table.board td.small { white-space: normal; min-width: 200px; max-width: 290px; font-size: 11.5px; color: #495057; }
 tbody tr:nth-child(even) { background: #fcfcfd; }
 table.board th.sortable { cursor: pointer; user-select: none; }
 table.board th.sortable:hover { background: #e7f5ff; }

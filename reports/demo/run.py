@@ -39,7 +39,7 @@ HERE = Path(__file__).resolve().parent
 SUBSET_DIR = HERE / "math500"
 NODES_DIR = HERE / "nodes"
 SHIPPED = HERE.parents[1] / "lm_eval_tasks" / "consensusbench" / "data" / "math500.jsonl"
-EMBEDDED_LABEL = "SmolLM2-135M-Instruct (lm_eval, this machine)"
+EMBEDDED_LABEL = "SmolLM2-135M-Instruct (lm_eval here)"
 
 
 def _relative(path: Path) -> Path:
