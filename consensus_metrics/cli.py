@@ -29,7 +29,15 @@ in a completion are read as U+FFFD and reported; in ``--data`` they make the lin
 status 2 with one line, before any work and without creating ``--out``: a missing input, an
 ``--out`` that is an input, a folder or cannot be written, a ``--tokenizer`` that cannot be
 loaded offline, a problem id defined twice with different records, no usable problem or no
-usable completion, an out-of-range ``--budget`` or ``--workers``.
+usable completion, an out-of-range ``--budget`` or ``--workers``, a bad ``--think-format``.
+
+Thinking models: ``--think-format`` says where the final answer is (default ``think,sky-t1``:
+after the last ``</think>`` or ``<|end_of_thought|>``, inside a Sky-T1 solution block; see
+``consensus_metrics.answer.ThinkFormat``); ``--think-prefilled auto|true|false`` says whether the
+chat template opened ``<think>`` for the model (``auto``: detected from ``--tokenizer``'s chat
+template), so that a completion without ``</think>`` is an unclosed trace (acc 0). The format is
+one of the settings a row records (``inputs.think_format``; rows from before the setting were read
+with ``think``).
 """
 
 from __future__ import annotations
@@ -40,6 +48,7 @@ import json
 import os
 import sys
 
+from .answer import ThinkFormat
 from .argtypes import nonnegative_int, positive_float
 from .batch import iter_score_batch
 from .budget import DEFAULT_BUDGET_S
@@ -50,6 +59,8 @@ from .records import check_answer_field, iter_jsonl, jsonl_values
 from .tokens import load_tokenizer, tokenizer_name
 
 _TEXT_KEYS = ("completion", "text", "response", "output")
+LEGACY_THINK_FORMAT = "think"
+"""The think format of rows written before the setting existed (only ``<think>`` was read)."""
 _LIST_KEYS = ("completions", "responses", "samples", "outputs")
 
 
@@ -212,8 +223,9 @@ def _mismatch(row: dict, wanted: dict) -> str | None:
         return "completion changed"
     if found.get("problem_sha256") != wanted["problem_sha256"]:
         return "problem changed"
-    changed = [f"{key} {found.get(key)} -> {wanted[key]}" for key in ("budget_s", "symbolic")
-               if found.get(key) != wanted[key]]
+    known = {**found, "think_format": found.get("think_format", LEGACY_THINK_FORMAT)}
+    changed = [f"{key} {known.get(key)} -> {wanted[key]}" for key in ("budget_s", "symbolic", "think_format")
+               if known.get(key) != wanted[key]]
     return f"settings changed: {', '.join(changed)}" if changed else None
 
 
@@ -291,6 +303,24 @@ def _check_paths(args) -> None:
             raise InputError(f"--tokenizer {args.tokenizer}: cannot load it offline ({type(err).__name__}: {reason})") from None
 
 
+def _think_format(args) -> ThinkFormat:
+    """The format of ``--think-format`` / ``--think-prefilled`` (``auto`` inspects the chat
+    template of ``--tokenizer``); :class:`InputError` on a bad setting."""
+    from .chat_template import parse_setting, resolve_think_prefilled
+
+    try:
+        fmt = ThinkFormat.parse(args.think_format)
+        setting = parse_setting(args.think_prefilled)
+    except ValueError as err:
+        raise InputError(f"--think-format/--think-prefilled: {err}") from None
+    tokenizer = load_tokenizer(args.tokenizer) if setting == "auto" and args.tokenizer else None
+    prefilled = resolve_think_prefilled(setting, tokenizer, fmt)
+    if prefilled and setting == "auto":
+        _warn(f"--think-prefilled auto: the chat template of {args.tokenizer} opens the trace for the model; "
+              "a completion without a close marker is an unclosed trace (acc 0)")
+    return fmt.with_prefilled(prefilled)
+
+
 def cmd_score(args) -> int:
     try:
         return _score(args)
@@ -312,7 +342,8 @@ def _score(args) -> int:
         skipped = sum(counters[k] - before[k] for k in ("bad_lines", "unknown_ids", "bad_completions", "repeated_samples"))
         raise InputError(f"no usable completion in --samples {args.samples} ({skipped} lines skipped)")
     unit = tokenizer_name(args.tokenizer)
-    settings = {"budget_s": args.budget, "symbolic": not args.no_symbolic}
+    think_format = _think_format(args)
+    settings = {"budget_s": args.budget, "symbolic": not args.no_symbolic, "think_format": think_format.spec()}
     wanted = {(pid, j): {"completion_sha256": _digest(text), "problem_sha256": problems[pid]["sha"], **settings}
               for pid, j, text in completions}
 
@@ -355,7 +386,8 @@ def _score(args) -> int:
         todo = [(pid, j, text) for pid, j, text in completions if (pid, j) not in done]
         items = ((text, problems[pid]["nodes"], problems[pid]["answer"]) for pid, _j, text in todo)
         scores = iter_score_batch(items, total=len(todo), tokenizer=args.tokenizer, workers=args.workers,
-                                  budget_s=args.budget, symbolic=not args.no_symbolic, progress=not args.quiet)
+                                  budget_s=args.budget, symbolic=not args.no_symbolic, progress=not args.quiet,
+                                  think_format=think_format)
         for (pid, j, _text), score in zip(todo, scores):
             row = {"id": pid, "sample": j, "benchmark": problems[pid]["benchmark"], **score,
                    "inputs": wanted[(pid, j)]}
@@ -365,7 +397,8 @@ def _score(args) -> int:
     already = len(completions) - len(todo)
     print(f"scored {len(todo)} new completions ({already} already in {args.out}"
           + (f", {retried} timed out before" if retried else "")
-          + (f", {len(stale)} rescored" if stale else "") + f"); TPN unit: {unit}")
+          + (f", {len(stale)} rescored" if stale else "") + f"); TPN unit: {unit}; answers read with "
+          f"think format {think_format.spec()}")
     others = len(done) - len(rows)
     if others:
         print(f"{args.out} also holds {others} row(s) of completions that are not in --samples: kept, not in the table")
@@ -390,6 +423,13 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--rescore", action="store_true",
                        help="score again the rows of --out scored from other completions, data or settings")
     score.add_argument("--no-symbolic", action="store_true", help="disable the symbolic matching fallback")
+    score.add_argument("--think-format", default=None, metavar="SPEC",
+                       help="where the final answer is: default (= think,sky-t1), think, sky-t1, none, "
+                            "trace:OPEN:CLOSE, answer:OPEN:CLOSE, comma-separated")
+    score.add_argument("--think-prefilled", default="auto", metavar="auto|true|false",
+                       help="the chat template opens <think> for the model, so a completion without "
+                            "</think> is an unclosed trace (acc 0); auto: detect from --tokenizer's template "
+                            "(default auto; without --tokenizer: false)")
     score.add_argument("--quiet", action="store_true", help="no progress bar")
     score.set_defaults(func=cmd_score)
     return parser

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 
 from . import sandbox
-from .answer import AnswerCheck
+from .answer import AnswerCheck, ThinkFormat
 from .budget import DEFAULT_BUDGET_S, BudgetExceeded, Deadline
 from .matching import match_nodes_ex
 from .nodes import coerce_nodes
@@ -29,7 +29,8 @@ COUNT_SHARE = 0.2
 
 
 def score_trajectory(text: str, nodes, answer: str, tokenizer=None, budget_s: float | None = DEFAULT_BUDGET_S,
-                     symbolic: bool = True, counter: TokenCounter | None = None) -> dict:
+                     symbolic: bool = True, counter: TokenCounter | None = None,
+                     think_format: ThinkFormat | str | None = None) -> dict:
     """Score one trajectory: Acc, NCR, TPN and what is needed to inspect them.
 
     Args:
@@ -41,6 +42,11 @@ def score_trajectory(text: str, nodes, answer: str, tokenizer=None, budget_s: fl
         budget_s: hard wall-clock budget for this call (``None``: unlimited). When it runs out
             the undecided parts count as not achieved and ``timed_out`` is True.
         symbolic: allow the bounded symbolic fallback in node matching.
+        think_format: where the final answer is (:class:`~consensus_metrics.answer.ThinkFormat`
+            or its setting string); default: after the last ``</think>`` or Sky-T1's
+            ``<|end_of_thought|>``, inside a Sky-T1 solution block. ``ThinkFormat(prefilled=True)``
+            (a chat template that opens ``<think>`` for the model) makes a text without a close
+            marker an unclosed trace (acc 0).
 
     Returns:
         ``{"acc", "ncr", "tpn", "n_tokens", "covered", "positions", "n_nodes", "pred",
@@ -57,7 +63,7 @@ def score_trajectory(text: str, nodes, answer: str, tokenizer=None, budget_s: fl
     match_deadline = deadline.share(1 - COUNT_SHARE)  # leaves time for counting tokens
     # The answer check runs in the sandbox while the cheap matching rules run here; the symbolic
     # fallback uses the same sandbox, so it waits for the answer (``before_symbolic``).
-    check = AnswerCheck(text, answer, answer_deadline)
+    check = AnswerCheck(text, answer, answer_deadline, think_format)
     try:
         matches, match_timed_out = match_nodes_ex(text, nodes, symbolic=symbolic, deadline=match_deadline,
                                                   before_symbolic=check.result)

@@ -12,7 +12,9 @@ wraps ``TaskManager.__init__`` so that our task folder is scanned like a built-i
     TaskManager(include_path=P)  ->  TaskManager(include_path=[TASK_FOLDER, P])
 
 User paths come after ours, so a user's own ``consensusbench_*`` YAMLs still override ours
-(lm-eval lets later paths win). ``include_defaults=False`` is respected (no tasks added).
+(lm-eval lets later paths win). At the same moment the package's lm-eval model
+``consensusbench-chat-completions`` (:mod:`lm_eval_tasks.reasoning_api`) is registered by import
+path, so ``--model consensusbench-chat-completions`` works too. ``include_defaults=False`` is respected (no tasks added).
 ``CONSENSUSBENCH_LM_EVAL_HOOK=0`` in the environment turns the hook off.
 
 The project also declares the entry point ``lm_eval.tasks: consensusbench =
@@ -81,8 +83,27 @@ def patch_task_manager(task_manager_cls) -> None:
     task_manager_cls.__init__ = __init__
 
 
+MODELS = {name: "lm_eval_tasks.reasoning_api:ReasoningChatCompletion"
+          for name in ("consensusbench-chat-completions", "reasoning-chat-completions")}
+"""lm-eval models of this package, registered by import path (loaded only when used)."""
+
+
+def register_models() -> None:
+    """Register :data:`MODELS` in lm-eval's model registry (lazily, by import path), after
+    lm-eval's own: ``get_model`` imports its built-in models only into an empty registry."""
+    try:
+        import lm_eval.models  # noqa: F401  (registers the built-in placeholders)
+        from lm_eval.api.registry import model_registry
+    except Exception:  # another lm-eval layout: the tasks still work, the model is not offered
+        return
+    for name, target in MODELS.items():
+        if name not in model_registry:
+            model_registry.register(name, target=target)
+
+
 class _PatchingLoader:
-    """Runs the real loader of ``lm_eval.tasks.manager``, then patches its ``TaskManager``."""
+    """Runs the real loader of ``lm_eval.tasks.manager``, then patches its ``TaskManager`` and
+    registers this package's models."""
 
     def __init__(self, loader):
         self._loader = loader
@@ -95,6 +116,7 @@ class _PatchingLoader:
         task_manager_cls = getattr(module, "TaskManager", None)
         if task_manager_cls is not None:
             patch_task_manager(task_manager_cls)
+        register_models()
 
     def __getattr__(self, name):  # get_source, get_filename, ... for tracebacks and tools
         return getattr(self._loader, name)
@@ -142,6 +164,7 @@ def install_hook() -> None:
         module = sys.modules.get(TARGET_MODULE)
         if module is not None and hasattr(module, "TaskManager"):
             patch_task_manager(module.TaskManager)
+            register_models()
             return
         if not any(isinstance(finder, _LmEvalFinder) for finder in sys.meta_path):
             sys.meta_path.insert(0, _LmEvalFinder())

@@ -1,4 +1,6 @@
-"""``python -m reports build RUN_DIR [RUN_DIR ...] --out OUT_DIR``: the ConsensusBench report.
+"""``python -m reports build RUN_DIR [RUN_DIR ...] --out OUT_DIR``: the ConsensusBench report;
+``python -m reports import TRAJECTORIES --data NODES --model NAME --out DIR``: score outputs of
+another harness into an lm-eval-shaped run (:mod:`reports.importing`).
 
 Exit status 0 on success, 2 on unusable input or output (one line naming the path; ``OUT_DIR``
 is left as it was): a missing or corrupt results/samples file, a metric of the wrong type, an
@@ -62,12 +64,19 @@ def parser() -> argparse.ArgumentParser:
     build.add_argument("--examples", type=nonnegative_int, default=2, metavar="N",
                        help="example generations per run and mismatch cell (default 2)")
     build.add_argument("--title", default="ConsensusBench report", help="page title")
+    from . import importing
+
+    importing.add_parser(commands)
     return main
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; returns the exit status."""
     args = parser().parse_args(argv)
+    if args.command == "import":
+        from . import importing
+
+        return importing.run(args)
     options = ReportOptions(
         sort_by=args.sort_by, ascending=args.ascending, baseline=args.baseline,
         threshold=args.coverage_threshold, top_nodes=args.top_nodes, examples=args.examples,

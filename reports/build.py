@@ -47,6 +47,7 @@ from .leaderboard import (all_keys, common_keys, direction, display_keys, displa
                           format_value, leaderboard_frame, markdown_text, metric_label, metrics_long,
                           repeat_summary, resolve_sort, sort_leaderboard, to_markdown)
 from .loading import ReportInputError, Run, load_runs, parse_run_spec
+from .provenance import run_nodes_summary
 from .samples import attach_texts, sample_frames
 
 #: What a report folder holds (plus ``figures/*.png``): an existing ``--out`` with anything else
@@ -71,6 +72,8 @@ class ReportOptions:
     examples: int = 2
     title: str = "ConsensusBench report"
     command: str = ""
+    intro: tuple[str, ...] = ()
+    """Plain sentences shown under the title ("About these runs"), escaped like all text."""
 
 
 def _write(path: Path, data: str | bytes) -> Path:
@@ -149,6 +152,12 @@ def _board_context(frame: pd.DataFrame, sorted_by: str, ascending: bool, shared:
                {"label": "Model", "text": True, "direction": "asc", "title": "model"},
                {"label": "Settings", "text": True, "direction": "asc", "title": "decoding"}]
     sources = ["run", "model", "settings"]
+    if "nodes" in frame.columns:
+        columns.append({"label": "Nodes scored against", "text": True, "direction": "asc",
+                        "title": "node file of the scored problems, what its nodes were built from, and "
+                                 "whether this run's model voted in them"})
+        sources.append("nodes")
+    text_columns = len(sources)
     groups = []
     for key in display_keys(frame):
         metrics = display_metrics(frame, key)
@@ -164,7 +173,7 @@ def _board_context(frame: pd.DataFrame, sorted_by: str, ascending: bool, shared:
     for column, source in zip(columns, sources):
         column["sorted"] = ("asc" if ascending else "desc") if source == sorted_by else ""
     best: dict[str, float] = {}
-    for source in sources[3:]:
+    for source in sources[text_columns:]:
         values = frame[source].dropna()
         sign = direction(source)
         if len(values) > 1 and sign != 0 and values.nunique() > 1:
@@ -174,8 +183,8 @@ def _board_context(frame: pd.DataFrame, sorted_by: str, ascending: bool, shared:
         cells = []
         for source in sources:
             value = record[source]
-            if source in ("run", "model", "settings"):
-                cells.append({"html": value, "sort": value, "cls": "text"})
+            if source in ("run", "model", "settings", "nodes"):
+                cells.append({"html": value, "sort": value, "cls": "text" + (" small" if source == "nodes" else "")})
                 continue
             metric = source.split("/", 1)[1]
             stderr = record.get(f"{source}_stderr", math.nan)
@@ -193,7 +202,7 @@ def _board_context(frame: pd.DataFrame, sorted_by: str, ascending: bool, shared:
     mean_note = (f"mean: macro average over the benchmarks every run has ({', '.join(shared)})."
                  if "mean" in display_keys(frame) else "")
     return {"columns": columns, "groups": groups, "rows": rows, "sorted_by": sorted_by,
-            "ascending": ascending, "mean_note": mean_note}
+            "ascending": ascending, "mean_note": mean_note, "text_columns": text_columns}
 
 
 def _repeat_cells(repeats: pd.DataFrame) -> tuple[list[str], list[dict[str, Any]]]:
@@ -403,13 +412,16 @@ def _build_into(out: Path, runs: list[Run], specs: list[str], options: ReportOpt
     figures_dir.mkdir(parents=True, exist_ok=True)
     written: dict[str, Path] = {}
 
-    # Leaderboard (results JSON only).
+    # Leaderboard (results JSON; the node-file column from the samples files' docs).
     long = metrics_long(runs)
     frame = leaderboard_frame(runs)
+    node_lines = {run.label: run_nodes_summary(run) for run in runs}
+    if any(node_lines.values()):
+        frame.insert(frame.columns.get_loc("settings") + 1, "nodes", frame["run"].map(node_lines).fillna(""))
     sorted_by, ascending = resolve_sort(frame, options.sort_by, options.ascending)
     board = sort_leaderboard(frame, sorted_by, ascending)
     shared = common_keys(runs)
-    notes = _global_notes(runs, shared)
+    notes = _global_notes(runs, shared) + _own_vote_notes(runs, node_lines)
     comparison = compare_to_baseline(long, baseline) if baseline else None
     repeats = repeat_summary(runs)
     markdown = to_markdown(board, shared)
@@ -453,6 +465,13 @@ def _build_into(out: Path, runs: list[Run], specs: list[str], options: ReportOpt
     figures["main"] += _figure(plots.acc_vs_ncr(long, labels), "acc_vs_ncr",
                                "Acc against NCR per run (colour) and benchmark (marker), ±1 s.e.; "
                                "dotted: Acc = NCR.", figures_dir, written)
+    figures["main"] += _figure(plots.metric_bars(long, labels, "acc", "Acc (pass@1)",
+                                                 "Final-answer accuracy (higher is better)"),
+                               "acc", "Acc per benchmark and run, ±1 s.e.", figures_dir, written)
+    figures["main"] += _figure(plots.metric_bars(long, labels, "ncr", "NCR (node coverage rate)",
+                                                 "Consensus nodes reached (higher is better)"),
+                               "ncr", "NCR per benchmark and run, ±1 s.e.; n/a: no problem with nodes.",
+                               figures_dir, written)
     figures["main"] += _figure(plots.metric_bars(long, labels, "tpn", "TPN (tokens per node)",
                                                  "Tokens per node reached (lower is better)"),
                                "tpn", "TPN per benchmark and run, ±1 s.e.; n/a: no node reached.",
@@ -469,6 +488,7 @@ def _build_into(out: Path, runs: list[Run], specs: list[str], options: ReportOpt
         "board": _board_context(board, sorted_by, ascending, shared),
         "threshold": f"{threshold:g}", "examples_per_cell": options.examples,
         "comparison": None, "figures": figures, "repeats": _repeats_context(repeats),
+        "intro": list(options.intro),
     }
     has_math = any(t.benchmark == "math500" for r in runs for t in r.tasks.values())
     has_math_samples = any(t.benchmark == "math500" and t.samples_path
@@ -538,6 +558,13 @@ def _global_notes(runs: list[Run], shared: list[str]) -> list[str]:
             count = task.metrics.get("think_unclosed", 0)
             if count and not math.isnan(count):
                 unclosed.append(f"{run.label} on {key}: {int(count)}")
+            missing, generations = task.metrics.get("trace_missing", 0), task.metrics.get("trajectories", 0)
+            if generations and missing == generations:
+                notes.append(f"{run.label} on {key}: no generation holds a reasoning trace although the model's "
+                             f"chat template is a thinking one -- the responses look stripped (a server's "
+                             f"--reasoning-parser moves the trace to reasoning_content, which lm-eval's "
+                             f"local-chat-completions drops; use --model consensusbench-chat-completions). "
+                             f"NCR and TPN then read the final answer alone.")
     if undefined_tpn:
         notes.append("TPN undefined (no generation reached a node): " + "; ".join(undefined_tpn)
                      + ".")
@@ -547,6 +574,13 @@ def _global_notes(runs: list[Run], shared: list[str]) -> list[str]:
         notes.append("Generations that opened <think> and never closed it (scored Acc 0; raise "
                      "max_gen_toks): " + "; ".join(unclosed) + ".")
     return notes
+
+
+def _own_vote_notes(runs: list[Run], node_lines: dict[str, str]) -> list[str]:
+    """A note per run whose model voted in the nodes it was scored against."""
+    return [f"{run.label}: NCR is optimistic -- {node_lines[run.label]}. Score it against nodes built "
+            f"without this model (leave-one-model-out) for a fair comparison."
+            for run in runs if "NCR optimistic" in node_lines.get(run.label, "")]
 
 
 def _node_version_notes(nodes: pd.DataFrame) -> list[str]:

@@ -47,6 +47,7 @@ table.board td { white-space: nowrap; }
 .scroll { overflow-x: auto; max-width: 100%; }
 th { background: var(--band); font-weight: 600; }
 td.text, th.text { text-align: left; }
+table.board td.small { white-space: normal; min-width: 200px; max-width: 290px; font-size: 11.5px; color: #495057; }
 tbody tr:nth-child(even) { background: #fcfcfd; }
 table.board th.sortable { cursor: pointer; user-select: none; }
 table.board th.sortable:hover { background: #e7f5ff; }
@@ -96,13 +97,19 @@ details summary { cursor: pointer; color: var(--accent); }
   </nav>
 </header>
 <main>
+{% if intro %}
+<section id="about">
+  <h2>About these runs</h2>
+  <ul>{% for line in intro %}<li>{{ line }}</li>{% endfor %}</ul>
+</section>
+{% endif %}
 <section id="leaderboard">
   <h2>Leaderboard</h2>
   <p class="muted">Sorted by <code>{{ board.sorted_by }}</code>{{ " (ascending)" if board.ascending else "" }}.
      Click a column header to sort by it. Mean ± standard error over problems; best value per column in bold.</p>
   <div class="scroll"><table class="board" id="leaderboard-table">
     <thead>
-      <tr><th class="text" colspan="3" rowspan="1"></th>
+      <tr><th class="text" colspan="{{ board.text_columns }}" rowspan="1"></th>
       {% for group in board.groups %}<th colspan="{{ group.span }}" title="{{ group.title }}">{{ group.name }}</th>{% endfor %}</tr>
       <tr>
       {% for column in board.columns %}<th class="sortable {{ 'text' if column.text }}{{ ' sorted-asc' if column.sorted == 'asc' }}{{ ' sorted-desc' if column.sorted == 'desc' }}" data-col="{{ loop.index0 }}" data-dir="{{ column.direction }}" title="{{ column.title }}">{{ column.label }}</th>{% endfor %}

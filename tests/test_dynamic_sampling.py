@@ -1,9 +1,10 @@
 """DAPO dynamic sampling on TRL's GRPOTrainer (training_recipes.dynamic_sampling).
 
 The trainer tests run real TRL generation, scoring and optimizer steps on a tiny *random* Llama that
-uses the embedded SmolLM2 tokenizer (about 1 s a step on CPU). The reward here is a test reward
-chosen to control group variance exactly: "flat" prompts give every completion 1.0 (zero variance,
-no learning signal), "varied" prompts give sum(completion_ids) % 7 (different random tokens differ).
+uses the embedded SmolLM2 tokenizer (about 1 s a step on CPU; ``tiny_model_dir`` in conftest.py).
+The reward here is a test reward chosen to control group variance exactly: "flat" prompts give
+every completion 1.0 (zero variance, no learning signal), "varied" prompts give
+sum(completion_ids) % 7 (different random tokens differ).
 """
 
 from __future__ import annotations
@@ -77,24 +78,6 @@ class FlatOrVariedReward:
 
     def __call__(self, completions, completion_ids, kind, **kwargs):
         return [1.0 if k == "flat" else float(sum(ids) % 7) for k, ids in zip(kind, completion_ids)]
-
-
-@pytest.fixture(scope="module")
-def tiny_model_dir(tmp_path_factory):
-    from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
-
-    from lm_eval_tasks.embedded_model import ensure_embedded_model
-
-    tokenizer = AutoTokenizer.from_pretrained(ensure_embedded_model())
-    torch.manual_seed(0)
-    config = LlamaConfig(vocab_size=len(tokenizer), hidden_size=16, intermediate_size=32, num_hidden_layers=1,
-                         num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=256,
-                         bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id,
-                         pad_token_id=tokenizer.pad_token_id)
-    out = tmp_path_factory.mktemp("tiny_llama")
-    LlamaForCausalLM(config).save_pretrained(out)
-    tokenizer.save_pretrained(out)
-    return str(out)
 
 
 def make_trainer(model_dir, tmp_path, kinds, dynamic, max_steps=3, recorder=None):

@@ -114,5 +114,5 @@ def test_samples_log_covered_nodes_positions_and_tokenizer(run):
 
 def test_results_record_the_model_args_in_task_metadata(run):
     metadata = run["report"]["configs"]["consensusbench_gsm8k"]["metadata"]
-    assert metadata["pretrained"] == run["model_dir"] and metadata["version"] == 1.0
+    assert metadata["pretrained"] == run["model_dir"] and metadata["version"] == 1.1
     assert "consensusbench_gsm8k" in run["stdout"] and "tpn_unit" in run["stdout"]

@@ -69,3 +69,55 @@ def test_dom_has_the_leaderboard_and_figures(page, tmp_path):
         assert f">{label}</td>" in body
     assert len(re.findall(r'<img alt="[^"]*" src="data:image/png;base64,', dom)) >= 5
     assert 'id="mismatch-table"' in dom and 'id="comparison-table"' in dom
+
+
+# --- the demo page (make demo): real models side by side with an lm_eval run of the embedded model -
+
+@pytest.fixture(scope="module")
+def demo_page(tmp_path_factory):
+    from lm_eval_tasks.embedded_model import ensure_embedded_model
+    from reports.demo import run as demo
+
+    out = tmp_path_factory.mktemp("demo")
+    demo.prepare(out, tokenizer=str(ensure_embedded_model()))
+    # the embedded row: a real lm_eval run of SmolLM2 (the fixture; make demo runs lm_eval itself)
+    shutil.copytree(FIXTURES / "greedy-192", out / "embedded")
+    return demo.report(out)
+
+
+def board_rows(dom: str) -> dict[str, dict[str, float]]:
+    """``{run label: {column label: sort value}}`` of the leaderboard in the browser's DOM (for a
+    label that several benchmark groups share, the first group's)."""
+    table = re.search(r'<table class="board" id="leaderboard-table">(.*?)</table>', dom, re.S).group(1)
+    head, body = table.split("<tbody>", 1)
+    labels = re.findall(r'<th class="sortable[^"]*"[^>]*>([^<]*)</th>', head)
+    rows = {}
+    for row in re.findall(r"<tr>(.*?)</tr>", body, re.S):
+        cells = re.findall(r'<td class="[^"]*" data-sort="([^"]*)">', row)
+        row_cells: dict[str, str] = {}
+        for label, cell in zip(labels, cells):
+            row_cells.setdefault(label, cell)  # the first group is math500 (benchmark order)
+        rows[cells[0]] = row_cells
+    return rows
+
+
+@pytest.mark.slow
+def test_demo_page_shows_real_models_beside_the_embedded_one(demo_page, tmp_path):
+    dom = chromium(tmp_path, "--dump-dom", demo_page.as_uri()).stdout
+    rows = board_rows(dom)
+    real = {label: row for label, row in rows.items() if not label.startswith("SmolLM2")}
+    assert len(real) == 6 and any(label.startswith("SmolLM2") for label in rows)
+    scored = [label for label, row in real.items() if float(row["Acc"]) > 0 and float(row["NCR"]) > 0]
+    assert len({label.split(" #")[0] for label in scored}) >= 3, rows
+    assert all("math500.jsonl" in row["Nodes scored against"] for row in real.values())
+    assert all("no votes of" in row["Nodes scored against"] for row in real.values())
+    assert 'id="about"' in dom and "Apache-2.0" in dom
+    assert len(re.findall(r'<img alt="[^"]*" src="data:image/png;base64,', dom)) >= 7  # a plot per metric, ...
+    levels = re.search(r'<table id="levels-table">(.*?)</table>', dom, re.S).group(1)
+    assert all(f"Level {level}" in levels for level in range(1, 6))
+    for category in ("c-right-covered", "c-right-missing", "c-near-miss", "c-wrong-uncovered"):
+        assert re.search(rf'<span class="pill {category}">[^<]*</span> Sky-T1', dom), category  # a real example
+    shot = tmp_path / "demo.png"
+    chromium(tmp_path, f"--screenshot={shot}", "--window-size=1400,2000", demo_page.as_uri())
+    pixels = mpimg.imread(shot)[..., :3]
+    assert float(np.var(pixels)) > 0.01

@@ -39,6 +39,8 @@ WRONG_NONE = "I think it is \\boxed{5}."                        # acc 0, ncr 0
 
 
 def call(reward, texts, row=NATALIA, **kwargs):
+    """The reward as TRL's GRPOTrainer calls it (a trainer_state at epoch 0 unless given)."""
+    kwargs.setdefault("trainer_state", SimpleNamespace(epoch=0.0, global_step=0))
     n = len(texts)
     return reward(prompts=[[{"role": "user", "content": row["problem"]}]] * n, completions=[chat(t) for t in texts],
                   answer=[row["answer"]] * n, nodes=[row["nodes"]] * n, **kwargs)
@@ -51,7 +53,8 @@ def call(reward, texts, row=NATALIA, **kwargs):
     ("cl", [1.0, 0.5, 0.0]),  # epoch 0 < switch: ncr
 ])
 def test_every_mode_on_real_solutions(mode, expected):
-    assert call(consensus_reward(mode), [RIGHT_FULL, WRONG_HALF, WRONG_NONE]) == expected
+    state = SimpleNamespace(epoch=0.0, global_step=0)
+    assert call(consensus_reward(mode), [RIGHT_FULL, WRONG_HALF, WRONG_NONE], trainer_state=state) == expected
 
 
 def test_linear_alpha():
@@ -66,11 +69,66 @@ def test_cl_switches_at_the_epoch():
     before = call(reward, [right_partial, wrong_partial], trainer_state=SimpleNamespace(epoch=0.99))
     after = call(reward, [right_partial, wrong_partial], trainer_state=SimpleNamespace(epoch=1.0))
     assert before == [1.0, 0.5] and after == [1.0, 0.0]
-    # no state / no epoch yet: the first phase
-    assert call(reward, [wrong_partial], trainer_state=None) == [0.5]
-    assert call(reward, [wrong_partial], trainer_state=SimpleNamespace(epoch=None)) == [0.5]
     assert call(consensus_reward("cl", switch_epoch=2), [wrong_partial],
                 trainer_state=SimpleNamespace(epoch=1.5)) == [0.5]
+
+
+def test_cl_without_a_clock_is_an_error_not_ncr_forever():
+    # TRL's async GRPO and verl pass no trainer_state: cl must not silently stay on NCR
+    reward = consensus_reward("cl")
+    for state in (None, SimpleNamespace(epoch=None), SimpleNamespace()):
+        with pytest.raises(RuntimeError, match="needs the training epoch.*set_clock"):
+            call(reward, [WRONG_HALF], trainer_state=state)
+    # the other modes need no clock
+    assert call(consensus_reward("max"), [WRONG_HALF]) == [0.5]
+
+
+def test_cl_takes_an_explicit_clock():
+    reward = consensus_reward("cl", switch_epoch=1.0)
+    assert call(reward, [WRONG_HALF], epoch=0.5) == [0.5] and call(reward, [WRONG_HALF], epoch=1.0) == [0.0]
+    reward.set_clock(epoch=0.2)
+    assert call(reward, [WRONG_HALF], trainer_state=None) == [0.5]
+    reward.set_clock(epoch=3)
+    assert call(reward, [WRONG_HALF], trainer_state=None) == [0.0]
+    # a trainer_state, when there is one, wins over the manual clock
+    assert call(reward, [WRONG_HALF], trainer_state=SimpleNamespace(epoch=0.1)) == [0.5]
+    by_step = consensus_reward("cl", switch_step=100)
+    with pytest.raises(RuntimeError, match="training step"):
+        call(by_step, [WRONG_HALF], trainer_state=None)
+    assert call(by_step, [WRONG_HALF], trainer_state=SimpleNamespace(epoch=5.0, global_step=99)) == [0.5]
+    assert call(by_step, [WRONG_HALF], step=100, trainer_state=None) == [0.0]
+
+
+def test_overlong_penalty_is_part_of_the_one_reward():
+    from trl.rewards import get_soft_overlong_punishment
+
+    trl_penalty = get_soft_overlong_punishment(20, 10)
+    lengths = [5, 10, 11, 15, 20, 25]
+    ids = [[7] * n for n in lengths]
+    ours = consensus_reward("max", overlong_max_length=20, overlong_buffer=10)
+    state = SimpleNamespace(epoch=0.0)
+    got = call(ours, [WRONG_HALF] * len(lengths), completion_ids=ids, trainer_state=state)
+    assert got == pytest.approx([0.5 + p for p in trl_penalty(completion_ids=ids)])
+    with pytest.raises(ValueError, match="completion_ids"):
+        call(ours, [WRONG_HALF])
+    with pytest.raises(ValueError, match="overlong_buffer"):
+        consensus_reward("max", overlong_max_length=20, overlong_buffer=20)
+
+
+def test_a_scoring_timeout_makes_the_whole_reward_none_overlong_included():
+    # a budget nothing fits in: every completion times out twice -> None, not "penalty only"
+    reward = consensus_reward("max", budget_s=1e-9, overlong_max_length=20, overlong_buffer=10)
+    got = call(reward, [RIGHT_FULL, WRONG_HALF], completion_ids=[[1] * 25, [1] * 5])
+    assert got == [None, None]
+
+
+def test_think_prefilled_reads_a_completion_without_close_as_an_unclosed_trace():
+    trace_only = "48/2 = 24 in May, 48+24 = 72 so maybe \\boxed{72}"  # cut before </think>
+    state = SimpleNamespace(epoch=0.0)
+    assert call(consensus_reward("linear"), [trace_only], trainer_state=state) == [1.0]
+    prefilled = consensus_reward("linear", think_prefilled=True)
+    assert call(prefilled, [trace_only], trainer_state=state) == [0.5]  # acc 0, node credit stays
+    assert call(prefilled, [trace_only + "</think>The answer is \\boxed{72}."], trainer_state=state) == [1.0]
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -83,7 +141,8 @@ def test_problem_without_nodes_falls_back_to_acc(mode):
 @pytest.mark.parametrize("empty", ["", None, [], [{"role": "assistant", "content": ""}]])
 def test_empty_completion_gets_zero(mode, empty):
     reward = consensus_reward(mode)
-    assert reward(completions=[empty], answer=["72"], nodes=[NATALIA["nodes"]]) == [0.0]
+    assert reward(completions=[empty], answer=["72"], nodes=[NATALIA["nodes"]],
+                  trainer_state=SimpleNamespace(epoch=0.0)) == [0.0]
 
 
 def test_string_and_conversational_and_block_completions_agree():

@@ -22,7 +22,7 @@ WRONG_HALF = "Natalia sold 24 clips in May, so she sold \\boxed{70}."
 def test_modes_match_the_trl_reward(mode, expected):
     out = compute_score("consensusbench/gsm8k_train", WRONG_HALF, "72", {"nodes": NATALIA["nodes"], "epoch": 0},
                         mode=mode)
-    trl = consensus_reward(mode)(completions=[WRONG_HALF], answer=["72"], nodes=[NATALIA["nodes"]])[0]
+    trl = consensus_reward(mode)(completions=[WRONG_HALF], answer=["72"], nodes=[NATALIA["nodes"]], epoch=0)[0]
     assert out["score"] == expected == trl
     assert out["acc"] == 0.0 and out["ncr"] == 0.5 and out["has_nodes"] and out["guarded"] == ""
 
@@ -79,3 +79,10 @@ def test_export_parquet_round_trip(tmp_path):
 def test_to_verl_rows_prompt_is_a_chat():
     rows = to_verl_rows([{"problem": "1+1?", "answer": "2", "nodes": []}], "src")
     assert rows[0]["prompt"][0]["role"] == "user" and "\\boxed{}" in rows[0]["prompt"][0]["content"]
+
+
+def test_think_prefilled_reward_kwarg():
+    trace_only = "Natalia sold 48/2 = 24 clips in May, 48+24 = 72 so \\boxed{72}"
+    plain = compute_score("x", trace_only, "72", {"nodes": NATALIA["nodes"]}, mode="outcome")
+    prefilled = compute_score("x", trace_only, "72", {"nodes": NATALIA["nodes"]}, mode="outcome", think_prefilled=True)
+    assert plain["acc"] == 1.0 and prefilled["acc"] == 0.0

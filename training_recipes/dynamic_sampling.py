@@ -31,18 +31,77 @@ steps_per_generation`` divisible by ``num_generations``). Text-only: image input
 
 Logged: ``dynamic_sampling/gen_batches`` (rounds per step), ``dynamic_sampling/kept_group_frac``
 (informative groups / groups generated), ``dynamic_sampling/filled_zero_std``.
+
+TRL versions: the two hooks are *private* ``GRPOTrainer`` methods, so a TRL release may rename or
+reshape them and the override would then silently never run. ``setup.cfg`` bounds ``trl`` to the
+tested minor releases (:data:`TESTED_TRL`); :func:`check_trl_compat` (run when a dynamic-sampling
+trainer is built, and by ``tests/test_trl_compat.py``) refuses a TRL whose hooks are missing or
+have other parameters and warns on an untested version.
 """
 
 from __future__ import annotations
 
+import inspect
 import logging
 from dataclasses import dataclass
 
 import torch
+import trl
 from trl import GRPOTrainer
 from trl.trainer.grpo_trainer import RepeatSampler
 
-__all__ = ["DynamicSamplingConfig", "DynamicSamplingGRPOTrainer", "concat_scored_batches", "informative_rows"]
+__all__ = ["DynamicSamplingConfig", "DynamicSamplingGRPOTrainer", "concat_scored_batches", "informative_rows",
+           "TESTED_TRL", "check_trl_compat", "untested_trl_message"]
+
+TESTED_TRL = ("1.16",)
+"""TRL minor releases this module's private hooks were checked against (keep in step with the
+``trl`` bound in ``setup.cfg``)."""
+PRIVATE_HOOKS = {
+    "_generate_and_score_completions": ("self", "inputs"),
+    "_calculate_rewards": ("self", "inputs", "prompts", "completions", "completion_ids_list"),
+}
+"""The private ``GRPOTrainer`` methods overridden here, with the parameters they are called with."""
+
+
+def untested_trl_message(version: str) -> str | None:
+    """Why ``version`` of TRL is untested here, or ``None`` when it is one of :data:`TESTED_TRL`.
+
+    >>> untested_trl_message("1.16.0") is None, untested_trl_message("1.17.0")[:40]
+    (True, 'TRL 1.17.0 is not a release dynamic_samp')
+    """
+    minor = ".".join(str(version).split(".")[:2])
+    if minor in TESTED_TRL:
+        return None
+    return (f"TRL {version} is not a release dynamic_sampling.py was tested with ({', '.join(TESTED_TRL)}.x): "
+            f"it overrides the private GRPOTrainer methods {', '.join(PRIVATE_HOOKS)}, which TRL may change "
+            "without notice. Re-run tests/test_dynamic_sampling.py and tests/test_trl_compat.py with this TRL, then "
+            "add its minor version to TESTED_TRL and widen the trl bound in setup.cfg; or install a tested "
+            f"release (pip install 'trl>={TESTED_TRL[0]},<{_next_minor(TESTED_TRL[-1])}').")
+
+
+def _next_minor(minor: str) -> str:
+    major, sub = minor.split(".")
+    return f"{major}.{int(sub) + 1}"
+
+
+def check_trl_compat(trainer_cls=GRPOTrainer, version: str | None = None) -> None:
+    """Raise ``RuntimeError`` when ``trainer_cls`` lacks a hook of :data:`PRIVATE_HOOKS` or calls
+    it with other parameters (the override would silently never run); log a warning when the TRL
+    ``version`` is not one of :data:`TESTED_TRL`."""
+    for name, params in PRIVATE_HOOKS.items():
+        method = getattr(trainer_cls, name, None)
+        if method is None:
+            raise RuntimeError(f"dynamic sampling: trl {version or trl.__version__} GRPOTrainer has no {name}(); "
+                               "the DAPO dynamic-sampling override cannot work with this TRL. "
+                               + (untested_trl_message(version or trl.__version__) or ""))
+        found = tuple(inspect.signature(method).parameters)
+        if found != params:
+            raise RuntimeError(f"dynamic sampling: trl {version or trl.__version__} GRPOTrainer.{name} takes "
+                               f"{found}, this override expects {params}. "
+                               + (untested_trl_message(version or trl.__version__) or ""))
+    message = untested_trl_message(version or trl.__version__)
+    if message:
+        logger.warning(message)
 
 logger = logging.getLogger(__name__)
 
@@ -145,6 +204,7 @@ class DynamicSamplingGRPOTrainer(GRPOTrainer):
         self._ds_iterator = None
         self._ds_epoch = 0
         if dynamic_sampling is not None:
+            check_trl_compat(GRPOTrainer)
             local = self.args.per_device_train_batch_size * self.args.steps_per_generation
             if local % self.num_generations != 0:
                 raise ValueError(

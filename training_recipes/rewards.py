@@ -2,7 +2,9 @@ r"""ConsensusPR rewards (SPEC §5) as TRL reward functions.
 
 For a completion $y$ of problem $q$ with gold answer $a$ and nodes $\mathrm{Node}(q)=[n_1..n_k]$:
 
-* $\mathrm{acc}(y) \in \{0,1\}$ — math-verify on the final answer (text after the last ``</think>``);
+* $\mathrm{acc}(y) \in \{0,1\}$ — math-verify on the final answer (text after the last ``</think>``
+  or Sky-T1 ``<|end_of_thought|>``; with ``think_prefilled=True``, for chat templates that open
+  ``<think>`` for the model, a completion without ``</think>`` is an unclosed trace: 0);
 * $\mathrm{ncr}(y) = |\{i : n_i \text{ covered by } y\}| / k$ — node coverage, after the
   reward-hacking guard (:mod:`training_recipes.guards`); for $k = 0$ the NCR term falls back to
   $\mathrm{acc}(y)$.
@@ -14,15 +16,29 @@ R_\text{max} = \max(\mathrm{acc}, \mathrm{ncr}),\quad
 R_\text{cl}(e) = \begin{cases}\mathrm{ncr} & e < e_\text{switch}\\ \mathrm{acc} & e \ge e_\text{switch}\end{cases}
 $$
 
-with $e$ the trainer's (fractional) epoch, read from ``trainer_state.epoch``.
+with $e$ the trainer's (fractional) epoch, read from ``trainer_state.epoch`` (TRL's
+``GRPOTrainer``), or from an explicit clock: ``epoch=``/``step=`` in the call, or
+:meth:`ConsensusReward.set_clock`; with ``switch_step`` the switch is at a global step instead. A
+``cl`` call without any clock raises (TRL's async GRPO and verl pass no epoch: ``cl`` would
+otherwise stay on NCR for the whole run, silently).
+
+DAPO's soft overlong punishment (Yu et al. 2025, Eq. 13; the same formula as TRL's
+``get_soft_overlong_punishment``) is *part of this one reward* when ``overlong_max_length`` is
+set: $R + R_\text{length}(|y|)$ with $R_\text{length} = 0$ for $|y| \le L_\max - L_\text{cache}$,
+$(L_\max - L_\text{cache} - |y|)/L_\text{cache}$ up to $L_\max$, and $-1$ beyond.
 Paper: "ConsensusBench: Benchmark of Consensus Nodes for LLM Reasoning via Outcome Reward
 Densifying" (arXiv 2609.04648), ConsensusPR.
 
 Scoring has one hard time budget per completion (``budget_s``, finite and > 0) that bounds all of
 it -- guard, node matching, answer check, node-pasting rule; a completion that runs out of it gets
 the reward ``None``, which TRL treats as unscorable (zero advantage) instead of a wrong 0.
+TRL sums its reward functions and counts a row as unscorable only when *every* function returns
+``None`` (TRL #5902), so the overlong penalty must not be a second reward function: beside a
+``None`` it would become the row's whole reward, a timeout scored like a wrong answer. Here both
+parts are one function and a timeout makes the whole reward ``None``.
 
-Each reward logs ``<name>/acc`` and ``<name>/ncr`` (batch means, through TRL's ``log_metric``) and
+Each reward logs ``<name>/acc`` and ``<name>/ncr`` (batch means, through TRL's ``log_metric``;
+``cl`` also ``<name>/uses_acc``, 0 in the NCR phase and 1 after the switch) and
 the per-completion ``acc``/``ncr`` columns (``log_extra``), so every run shows both curves, the
 ``outcome`` arm included (set ``track_ncr=False`` there to skip node matching).
 """
@@ -36,7 +52,7 @@ from consensus_metrics.budget import check_budget
 from training_recipes.guards import GuardConfig
 from training_recipes.scoring import CompletionScore, completion_text, score_completions
 
-__all__ = ["MODES", "ConsensusReward", "consensus_reward", "mix_reward"]
+__all__ = ["MODES", "ConsensusReward", "consensus_reward", "mix_reward", "soft_overlong_penalty"]
 
 MODES = ("outcome", "linear", "max", "cl")
 
@@ -64,6 +80,20 @@ def mix_reward(mode: str, acc: float, ncr: float | None, alpha: float = 0.5, epo
     raise ValueError(f"unknown reward mode {mode!r}; expected one of {MODES}")
 
 
+def soft_overlong_penalty(length: int, max_length: int, buffer: int) -> float:
+    """DAPO's soft overlong punishment (Eq. 13) of a completion of ``length`` tokens.
+
+    >>> [soft_overlong_penalty(n, 20, 10) for n in (5, 10, 15, 20, 21)]
+    [0.0, 0.0, -0.5, -1.0, -1.0]
+    """
+    expected = max_length - buffer
+    if length <= expected:
+        return 0.0
+    if length <= max_length:
+        return (expected - length) / buffer
+    return -1.0
+
+
 def _column(values: Any, n: int, name: str) -> list:
     if values is None:
         raise ValueError(
@@ -81,11 +111,25 @@ class ConsensusReward:
 
     def __init__(self, mode: str = "linear", alpha: float = 0.5, switch_epoch: float = 1.0,
                  guard: GuardConfig | None = None, track_ncr: bool = True, workers: int = 0,
-                 budget_s: float = 1.0):
+                 budget_s: float = 1.0, think_format=None, think_prefilled: bool = False,
+                 overlong_max_length: int | None = None, overlong_buffer: int = 0,
+                 switch_step: int | None = None):
+        from consensus_metrics.answer import resolve_think_format
+
         if mode not in MODES:
             raise ValueError(f"unknown reward mode {mode!r}; expected one of {MODES}")
         if not 0.0 <= alpha <= 1.0:
             raise ValueError(f"alpha must be in [0, 1], got {alpha}")
+        if overlong_max_length is not None and not 0 < overlong_buffer < overlong_max_length:
+            raise ValueError(f"overlong_buffer must be in (0, overlong_max_length={overlong_max_length}), "
+                             f"got {overlong_buffer}")
+        if switch_step is not None and switch_step < 0:
+            raise ValueError(f"switch_step must be >= 0, got {switch_step}")
+        self.think_format = resolve_think_format(think_format, bool(think_prefilled) or None)
+        self.overlong_max_length = overlong_max_length
+        self.overlong_buffer = int(overlong_buffer)
+        self.switch_step = switch_step
+        self._clock: dict[str, float] = {}
         self.mode = mode
         self.alpha = float(alpha)
         self.switch_epoch = float(switch_epoch)
@@ -99,26 +143,66 @@ class ConsensusReward:
 
     def __repr__(self) -> str:
         return (f"ConsensusReward(mode={self.mode!r}, alpha={self.alpha}, switch_epoch={self.switch_epoch}, "
-                f"guard={self.guard}, track_ncr={self.track_ncr}, workers={self.workers})")
+                f"switch_step={self.switch_step}, guard={self.guard}, track_ncr={self.track_ncr}, "
+                f"workers={self.workers}, think_format={self.think_format.spec()!r}, "
+                f"overlong_max_length={self.overlong_max_length}, overlong_buffer={self.overlong_buffer})")
+
+    def set_clock(self, epoch: float | None = None, step: int | None = None) -> None:
+        """Set the training clock of ``cl`` by hand (for trainers that pass no ``trainer_state``:
+        TRL's async GRPO, verl): call it from the trainer's epoch/step hook. A clock given in a
+        call (``epoch=``/``step=``) or by ``trainer_state`` wins over it."""
+        if epoch is not None:
+            self._clock["epoch"] = float(epoch)
+        if step is not None:
+            self._clock["step"] = int(step)
+
+    def curriculum_phase_value(self, trainer_state=None, epoch=None, step=None) -> float:
+        """The clock ``cl`` compares with its switch, in units of the switch: the epoch (against
+        ``switch_epoch``) or the global step (against ``switch_step``). Raises ``RuntimeError``
+        when no clock is available."""
+        use_step = self.switch_step is not None
+        name = "step" if use_step else "epoch"
+        state_attr = "global_step" if use_step else "epoch"
+        value = step if use_step else epoch
+        if value is None and trainer_state is not None:
+            value = getattr(trainer_state, state_attr, None)
+        if value is None:
+            value = self._clock.get(name)
+        if value is None or (isinstance(value, float) and math.isnan(value)):
+            raise RuntimeError(
+                f"{self.__name__}: the curriculum reward needs the training {name} and this call got none "
+                f"(no trainer_state.{state_attr}: TRL's async GRPO and verl pass no trainer_state). Pass "
+                f"{name}=... to the call, call reward.set_clock({name}=...) from the trainer's hook"
+                + ("" if use_step else ", or build the reward with switch_step=N and give the step")
+                + "; without a clock cl would stay on NCR for the whole run.")
+        return float(value)
 
     def score(self, completions: list, answer: list, nodes: list) -> list[CompletionScore]:
         """Per-completion ``acc``/``ncr`` (guarded) without mixing."""
         texts = [completion_text(c) for c in completions]
         return score_completions(texts, answer, nodes, guard=self.guard, need_nodes=self.track_ncr,
-                                 workers=self.workers, budget_s=self.budget_s)
+                                 workers=self.workers, budget_s=self.budget_s, think_format=self.think_format)
 
     def __call__(self, prompts=None, completions=None, answer=None, nodes=None, trainer_state=None,
-                 log_metric=None, log_extra=None, **kwargs) -> list[float | None]:
+                 log_metric=None, log_extra=None, completion_ids=None, epoch=None, step=None,
+                 **kwargs) -> list[float | None]:
         completions = list(completions or [])
         n = len(completions)
         answers = _column(answer, n, "answer")
         nodes_col = _column(nodes, n, "nodes") if self.track_ncr else [None] * n
+        clock = 0.0
+        if self.mode == "cl":  # before scoring: a missing clock fails fast
+            clock = self.curriculum_phase_value(trainer_state, epoch, step)
+        penalties = [0.0] * n
+        if self.overlong_max_length is not None:
+            ids = _column(completion_ids, n, "completion_ids")
+            penalties = [soft_overlong_penalty(len(i), self.overlong_max_length, self.overlong_buffer) for i in ids]
         scores = self.score(completions, answers, nodes_col)
-        epoch = getattr(trainer_state, "epoch", None) if trainer_state is not None else None
-        epoch = float(epoch) if epoch is not None and not math.isnan(float(epoch)) else 0.0
-        # A completion whose scoring ran out of its budget is unscorable: None (TRL gives it zero advantage).
-        rewards = [None if s.timed_out else mix_reward(self.mode, s.acc, s.ncr, self.alpha, epoch, self.switch_epoch)
-                   for s in scores]
+        switch = float(self.switch_step) if self.switch_step is not None else self.switch_epoch
+        # A completion whose scoring ran out of its budget is unscorable: None (TRL gives it zero advantage),
+        # the overlong penalty included -- one reward, so TRL sees the whole row as unscorable.
+        rewards = [None if s.timed_out else mix_reward(self.mode, s.acc, s.ncr, self.alpha, clock, switch) + p
+                   for s, p in zip(scores, penalties)]
         if log_metric is not None and scores:
             log_metric(f"{self.__name__}/acc", sum(s.acc for s in scores) / n)
             defined = [s.ncr for s in scores if s.ncr is not None]
@@ -126,6 +210,10 @@ class ConsensusReward:
                 log_metric(f"{self.__name__}/ncr", sum(defined) / len(defined))
             log_metric(f"{self.__name__}/guarded", sum(1 for s in scores if s.guard) / n)
             log_metric(f"{self.__name__}/timed_out", sum(1 for s in scores if s.timed_out) / n)
+            if self.overlong_max_length is not None:
+                log_metric(f"{self.__name__}/overlong_penalty", sum(penalties) / n)
+            if self.mode == "cl":
+                log_metric(f"{self.__name__}/uses_acc", float(clock >= switch))
         if log_extra is not None and scores:
             log_extra("acc", [s.acc for s in scores])
             log_extra("ncr", [s.ncr for s in scores])
@@ -134,7 +222,9 @@ class ConsensusReward:
 
 def consensus_reward(mode: str = "linear", alpha: float = 0.5, switch_epoch: float = 1.0,
                      guard: GuardConfig | bool | None = True, track_ncr: bool = True, workers: int = 0,
-                     budget_s: float = 1.0) -> ConsensusReward:
+                     budget_s: float = 1.0, think_format=None, think_prefilled: bool = False,
+                     overlong_max_length: int | None = None, overlong_buffer: int = 0,
+                     switch_step: int | None = None) -> ConsensusReward:
     r"""Build a ConsensusPR reward function for TRL's ``GRPOTrainer``.
 
     The reward is called as ``fn(prompts, completions, answer, nodes, trainer_state, **kwargs)``
@@ -146,12 +236,23 @@ def consensus_reward(mode: str = "linear", alpha: float = 0.5, switch_epoch: flo
         alpha (`float`, defaults to `0.5`): weight of ``acc`` in ``linear``.
         switch_epoch (`float`, defaults to `1.0`): ``cl`` uses ``ncr`` while
             ``trainer_state.epoch < switch_epoch``, ``acc`` from then on.
+        switch_step (`int`, optional): ``cl`` switches at this global step instead (clock:
+            ``trainer_state.global_step``, a ``step=`` argument or :meth:`ConsensusReward.set_clock`).
         guard (`GuardConfig | bool`): reward-hacking guard thresholds; ``True`` = defaults,
             ``False`` = off (not recommended).
         track_ncr (`bool`, defaults to `True`): for ``outcome``, still match nodes to log ``ncr``;
             ``False`` makes ``outcome`` a math-verify-only reward.
         workers (`int`): >1 scores in a persistent pool of that many worker processes.
         budget_s (`float`): time budget per completion for in-process scoring.
+        think_format (`str | ThinkFormat`, optional): trace/answer markers (default ``<think>`` and
+            Sky-T1, see ``consensus_metrics.ThinkFormat``).
+        think_prefilled (`bool`, defaults to `False`): the chat template opens ``<think>`` for the
+            model (DeepSeek-R1 distills, QwQ, Qwen3 Thinking); a completion without ``</think>``
+            is then an unclosed trace, acc 0. ``training_recipes.train`` detects it from the
+            model's chat template (``think_prefilled: auto``).
+        overlong_max_length, overlong_buffer (`int`, optional): add DAPO's soft overlong
+            punishment for ``L_max = overlong_max_length``, ``L_cache = overlong_buffer`` to this
+            reward (needs TRL's ``completion_ids``). One function, so a timeout stays ``None``.
 
     Returns:
         `ConsensusReward`: picklable callable with ``__name__ == f"consensus_{mode}"``.
@@ -173,4 +274,6 @@ def consensus_reward(mode: str = "linear", alpha: float = 0.5, switch_epoch: flo
     elif guard is False:
         guard = GuardConfig(enabled=False)
     return ConsensusReward(mode=mode, alpha=alpha, switch_epoch=switch_epoch, guard=guard, track_ncr=track_ncr,
-                           workers=workers, budget_s=budget_s)
+                           workers=workers, budget_s=budget_s, think_format=think_format,
+                           think_prefilled=think_prefilled, overlong_max_length=overlong_max_length,
+                           overlong_buffer=overlong_buffer, switch_step=switch_step)

@@ -3,8 +3,10 @@
 This module is the only place the rewards touch the metrics library. Per completion:
 
 1. the guard (:mod:`training_recipes.guards`) blanks long number lists and flags number spam;
-2. ``consensus_metrics.score_trajectory`` gives ``acc`` (math-verify on the text
-   after the last ``</think>``) and ``ncr`` (covered nodes / k) on the guarded text;
+2. ``consensus_metrics.score_trajectory`` gives ``acc`` (math-verify on the final answer: the
+   text after the last ``</think>`` or Sky-T1 ``<|end_of_thought|>``; ``think_format`` says
+   which markers and whether the chat template opened the trace, see
+   ``consensus_metrics.ThinkFormat``) and ``ncr`` (covered nodes / k) on the guarded text;
 3. the node-pasting rule drops node credit when matched node spans make up most of the text.
 
 ``acc`` is always computed on the original completion, never on the guarded text. When node
@@ -168,7 +170,7 @@ MATCH_SHARE = 0.7
 
 
 def _score_one(text: str, nodes: list, answer: str, guard: GuardConfig, need_nodes: bool,
-               budget_s: float | None) -> CompletionScore:
+               budget_s: float | None, think_format=None) -> CompletionScore:
     """One completion, all steps (guard, scoring, node-pasting rule) within one ``budget_s``;
     runs in a worker or inline. Out of time, the completion is ``timed_out`` (reward ``None``)."""
     import consensus_metrics
@@ -176,13 +178,13 @@ def _score_one(text: str, nodes: list, answer: str, guard: GuardConfig, need_nod
     consensus_metrics.warmup()  # a sandbox (re)start is not charged to the budget (see sandbox)
     deadline = Deadline(budget_s)
     try:
-        return _score_within(text, nodes, answer, guard, need_nodes, deadline)
+        return _score_within(text, nodes, answer, guard, need_nodes, deadline, think_format)
     except BudgetExceeded:
         return CompletionScore(acc=0.0, ncr=None if not (need_nodes and nodes) else 0.0, timed_out=True)
 
 
 def _score_within(text: str, nodes: list, answer: str, guard: GuardConfig, need_nodes: bool,
-                  deadline: Deadline) -> CompletionScore:
+                  deadline: Deadline, think_format=None) -> CompletionScore:
     import consensus_metrics
     from consensus_metrics.answer import check_answer
 
@@ -192,7 +194,8 @@ def _score_within(text: str, nodes: list, answer: str, guard: GuardConfig, need_
         left = deadline.remaining()
         if left <= 0:
             raise BudgetExceeded()
-        score = consensus_metrics.score_trajectory(t, n, answer, budget_s=None if left == float("inf") else left * share)
+        score = consensus_metrics.score_trajectory(t, n, answer, budget_s=None if left == float("inf") else left * share,
+                                                   think_format=think_format)
         if score.get("timed_out"):
             raise BudgetExceeded()
         return score
@@ -209,7 +212,7 @@ def _score_within(text: str, nodes: list, answer: str, guard: GuardConfig, need_
     covered = list(score.get("covered") or [])
     share_rule = guard.enabled and len(covered) >= guard.min_nodes_for_share
     if report.text != text:  # acc always comes from the original text
-        verdict = check_answer(text, answer, deadline.share(0.5) if share_rule else deadline)
+        verdict = check_answer(text, answer, deadline.share(0.5) if share_rule else deadline, think_format)
         if verdict["timed_out"]:
             raise BudgetExceeded()
         acc = float(verdict["acc"])
@@ -230,6 +233,7 @@ def score_completions(
     need_nodes: bool = True,
     workers: int = 0,
     budget_s: float = 1.0,
+    think_format=None,
 ) -> list[CompletionScore]:
     """Score each completion (see the module docstring); lists are aligned, one entry per completion.
 
@@ -243,14 +247,20 @@ def score_completions(
         workers: >1 scores in a persistent pool of that many worker processes (spawned and warmed
             up once per process, reused by every later call); the guard runs there too.
         budget_s: time budget per completion and scoring call (``score_trajectory``).
+        think_format: where the final answer is (``consensus_metrics.ThinkFormat`` or its setting
+            string, e.g. ``"think+prefilled"`` for a template that opens ``<think>``); default
+            ``<think>`` and Sky-T1 markers, not prefilled.
     """
+    from consensus_metrics.answer import resolve_think_format
+
+    think_format = resolve_think_format(think_format)
     guard = guard or GuardConfig()
     if not (len(texts) == len(answers) == len(nodes_list)):
         raise ValueError(
             f"score_completions: {len(texts)} texts, {len(answers)} answers, {len(nodes_list)} node lists"
         )
     items = [("" if t is None else str(t), _as_nodes(n, f"row {i}, column 'nodes'"), "" if a is None else str(a),
-              guard, need_nodes, budget_s)
+              guard, need_nodes, budget_s, think_format)
              for i, (t, a, n) in enumerate(zip(texts, answers, nodes_list, strict=True))]
     if workers and workers > 1 and len(items) > 1:
         size = max(1, min(16, len(items) // (4 * workers)))

@@ -11,7 +11,7 @@ Data flow::
 
     SPEC §2 JSONL (problem, answer, nodes) --load_training_split--> prompt/answer/nodes columns
       --GRPOTrainer / DynamicSamplingGRPOTrainer--> completions --consensus_reward(mode)--> rewards
-      --(optional) soft overlong punishment (DAPO)--> advantages --> policy update
+      (+ DAPO soft overlong punishment, inside the same reward function) --> advantages --> policy update
       --checkpoints--> training_recipes.evaluate (lm-eval consensusbench tasks)
 
 ``model_name_or_path: embedded`` means the project's embedded SmolLM2-135M-Instruct folder
@@ -47,6 +47,14 @@ class RecipeArguments:
     reward_mode: str = field(default="linear", metadata={"help": "outcome | linear | max | cl (SPEC §5)."})
     alpha: float = field(default=0.5, metadata={"help": "Weight of acc in the linear reward."})
     switch_epoch: float = field(default=1.0, metadata={"help": "cl: ncr before this epoch, acc from it on."})
+    switch_step: int | None = field(
+        default=None, metadata={"help": "cl: switch at this global step instead of switch_epoch."})
+    think_prefilled: str = field(
+        default="auto",
+        metadata={"help": "auto | true | false: the chat template opens <think> for the model, so a completion "
+                          "without </think> is an unclosed trace (acc 0); auto detects it from the template."})
+    think_format: str = field(
+        default="", metadata={"help": "Trace/answer markers (consensus_metrics.ThinkFormat; default think,sky-t1)."})
     track_ncr: bool = field(default=True, metadata={"help": "outcome: still match nodes to log ncr."})
     hacking_guard: bool = field(default=True, metadata={"help": "Reward-hacking guard on node credit."})
     guard_max_list_run: int = field(default=64, metadata={"help": "Guard: blank number lists this long."})
@@ -99,8 +107,33 @@ def resolve_model_path(name: str | None) -> str:
     return name
 
 
-def build_reward_funcs(recipe: RecipeArguments, training_args) -> list:
-    """The ConsensusPR reward (plus DAPO's soft overlong punishment when enabled)."""
+def resolve_think_prefilled(recipe: RecipeArguments, training_args, model_path: str | None) -> bool:
+    """``recipe.think_prefilled`` as a bool: ``auto`` renders the model's chat template (with the
+    run's ``chat_template_kwargs``, e.g. Qwen3's ``enable_thinking``) and checks whether it opens
+    ``<think>`` for the model."""
+    from consensus_metrics.chat_template import parse_setting, resolve_think_prefilled as resolve
+
+    setting = parse_setting(recipe.think_prefilled)
+    tokenizer = None
+    if setting == "auto" and model_path:
+        from transformers import AutoTokenizer
+
+        try:
+            tokenizer = AutoTokenizer.from_pretrained(model_path)
+        except (OSError, ValueError) as err:
+            logger.warning("think_prefilled auto: cannot load the tokenizer of %s (%s); assuming no prefilled "
+                           "<think>", model_path, err)
+    kwargs = dict(getattr(training_args, "chat_template_kwargs", None) or {})
+    prefilled = resolve(setting, tokenizer, recipe.think_format or None, **kwargs)
+    if prefilled and setting == "auto":
+        logger.warning("the chat template of %s opens <think> for the model: a completion without </think> "
+                       "is an unclosed trace and earns acc 0 (think_prefilled: false to turn this off)", model_path)
+    return prefilled
+
+
+def build_reward_funcs(recipe: RecipeArguments, training_args, model_path: str | None = None) -> list:
+    """The ConsensusPR reward, with DAPO's soft overlong punishment inside it when enabled: one
+    function, so a scoring timeout (``None``) leaves the whole row unscorable in TRL."""
     from training_recipes.guards import GuardConfig
     from training_recipes.rewards import consensus_reward
 
@@ -111,20 +144,22 @@ def build_reward_funcs(recipe: RecipeArguments, training_args) -> list:
         max_number_density=recipe.guard_max_number_density,
         max_node_char_share=recipe.guard_max_node_char_share,
     )
-    funcs = [
-        consensus_reward(recipe.reward_mode, alpha=recipe.alpha, switch_epoch=recipe.switch_epoch, guard=guard,
-                         track_ncr=recipe.track_ncr, workers=recipe.reward_workers, budget_s=recipe.reward_budget_s)
-    ]
+    overlong = {}
     if recipe.overlong_punishment:
-        from trl.rewards import get_soft_overlong_punishment
-
         if not 0 < recipe.overlong_buffer < training_args.max_completion_length:
             raise ValueError(
                 f"overlong_buffer must be in (0, max_completion_length={training_args.max_completion_length}), "
                 f"got {recipe.overlong_buffer}"
             )
-        funcs.append(get_soft_overlong_punishment(training_args.max_completion_length, recipe.overlong_buffer))
-    return funcs
+        overlong = {"overlong_max_length": training_args.max_completion_length,
+                    "overlong_buffer": recipe.overlong_buffer}
+    return [
+        consensus_reward(recipe.reward_mode, alpha=recipe.alpha, switch_epoch=recipe.switch_epoch, guard=guard,
+                         track_ncr=recipe.track_ncr, workers=recipe.reward_workers, budget_s=recipe.reward_budget_s,
+                         think_format=recipe.think_format or None,
+                         think_prefilled=resolve_think_prefilled(recipe, training_args, model_path),
+                         switch_step=recipe.switch_step, **overlong)
+    ]
 
 
 def build_trainer(recipe: RecipeArguments, training_args, model_args, train_dataset=None):
@@ -160,7 +195,7 @@ def build_trainer(recipe: RecipeArguments, training_args, model_args, train_data
         peft_config = get_peft_config(model_args)
     return DynamicSamplingGRPOTrainer(
         model=model_path,
-        reward_funcs=build_reward_funcs(recipe, training_args),
+        reward_funcs=build_reward_funcs(recipe, training_args, model_path),
         args=training_args,
         train_dataset=train_dataset,
         peft_config=peft_config,

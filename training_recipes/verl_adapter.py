@@ -1,19 +1,27 @@
 """ConsensusPR rewards for verl (the reference DAPO implementation), without importing verl.
 
 verl calls a custom reward as ``compute_score(data_source, solution_str, ground_truth, extra_info,
-**reward_kwargs)``. Point it here and pass the reward mode in ``reward_kwargs``::
+**reward_kwargs)``. Point it here and pass the reward mode in ``reward_kwargs`` (verl 0.10 reads
+``reward.custom_reward_function.*``; older releases used the top-level ``custom_reward_function``,
+which 0.10 still migrates)::
 
-    custom_reward_function.path=training_recipes/verl_adapter.py
-    custom_reward_function.name=compute_score
-    +custom_reward_function.reward_kwargs.mode=linear
-    +custom_reward_function.reward_kwargs.alpha=0.5
+    reward.custom_reward_function.path=training_recipes/verl_adapter.py
+    reward.custom_reward_function.name=compute_score
+    +reward.custom_reward_function.reward_kwargs.mode=linear
+    +reward.custom_reward_function.reward_kwargs.alpha=0.5
+    algorithm.filter_groups.enable=True algorithm.filter_groups.metric=score   # DAPO dynamic sampling
 
 The nodes travel in ``extra_info["nodes"]`` (a list of node dicts or its JSON string, as written
 by :func:`export_parquet`). The returned dict has ``score`` (the reward) plus ``acc``, ``ncr`` (the
 node term used: the guarded NCR, or ``acc`` for a problem without nodes), ``has_nodes`` and
-``guarded``, which verl keeps as ``reward_extra_info`` (``acc`` is what verl's DAPO
-``algorithm.filter_groups.metric=acc`` reads). ``cl`` needs the current epoch in
-``extra_info["epoch"]`` or ``reward_kwargs.epoch``.
+``guarded``, which verl keeps as ``reward_extra_info``. For DAPO's dynamic sampling use
+``algorithm.filter_groups.metric=score`` (the ConsensusPR reward): with ``metric=acc`` a group whose
+answers are all wrong but whose NCR varies is thrown away -- exactly the groups that carry
+ConsensusPR's extra signal. ``cl`` needs the current epoch in ``extra_info["epoch"]`` or
+``reward_kwargs.epoch`` (verl passes none by itself; without it the call raises). For a chat
+template that opens ``<think>`` for the model (DeepSeek-R1 distills, QwQ) pass
+``+reward.custom_reward_function.reward_kwargs.think_prefilled=true``: a response without
+``</think>`` is then an unclosed trace, acc 0.
 
 Export the training split to verl's parquet layout::
 
@@ -45,7 +53,8 @@ __all__ = ["compute_score", "export_parquet", "to_verl_rows"]
 
 def compute_score(data_source: str, solution_str: str, ground_truth: str, extra_info: dict | None = None,
                   mode: str = "linear", alpha: float = 0.5, switch_epoch: float = 1.0, guard: bool = True,
-                  epoch: float | None = None, **kwargs: Any) -> dict[str, Any]:
+                  epoch: float | None = None, think_prefilled: bool = False, think_format: str | None = None,
+                  **kwargs: Any) -> dict[str, Any]:
     """Score one verl rollout with a ConsensusPR reward (formulas: :mod:`training_recipes.rewards`).
 
     Args:
@@ -56,7 +65,14 @@ def compute_score(data_source: str, solution_str: str, ground_truth: str, extra_
         mode, alpha, switch_epoch: the ConsensusPR reward (``reward_kwargs`` in verl's config).
         guard: the reward-hacking guard (on by default).
         epoch: current epoch for ``cl`` when not in ``extra_info``.
+        think_prefilled: the chat template opened ``<think>`` for the model (a response without
+            ``</think>`` has no answer); think_format: trace/answer markers (default
+            ``think,sky-t1``, see ``consensus_metrics.ThinkFormat``).
     """
+    from consensus_metrics.answer import resolve_think_format
+    from consensus_metrics.chat_template import parse_setting
+
+    fmt = resolve_think_format(think_format, parse_setting(think_prefilled) == "true")
     if mode not in MODES:
         raise ValueError(f"verl compute_score: unknown mode {mode!r}; expected one of {MODES}")
     extra_info = extra_info or {}
@@ -68,7 +84,7 @@ def compute_score(data_source: str, solution_str: str, ground_truth: str, extra_
                              "or reward_kwargs.epoch")
     guard_config = GuardConfig(enabled=bool(guard))
     score = score_completions([solution_str or ""], [str(ground_truth)], [nodes], guard=guard_config,
-                              need_nodes=mode != "outcome" or bool(nodes))[0]
+                              need_nodes=mode != "outcome" or bool(nodes), think_format=fmt)[0]
     reward = mix_reward(mode, score.acc, score.ncr, alpha, float(epoch or 0.0), switch_epoch)
     return {
         "score": reward,

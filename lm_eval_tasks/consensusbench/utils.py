@@ -17,6 +17,10 @@ Per problem (``process_results``), with ``c`` = number of correct generations ou
 * ``n_tokens`` = mean trajectory length in TPN units (the evaluated model's tokens),
 * ``ncr_undefined`` / ``tpn_undefined`` / ``think_unclosed`` / ``timed_out`` = how many of the
   n generations had undefined NCR / undefined TPN / an unclosed ``<think>`` / a matcher timeout,
+* ``trace_missing`` = ``[generations without any trace marker although the model's chat template
+  is a thinking one, n]``; aggregated as their total, with a loud warning when no generation of
+  the run holds a trace (the responses look stripped: a server's reasoning parser split the trace
+  off; see :func:`stripped_check`),
 * ``trajectories`` = the n full ``score_trajectory`` dicts — ``covered`` node ids, their
   ``positions`` (``{id: [start, end, e]}``: char span of the earliest match and the 1-based
   token index ``e`` TPN uses), ``pred`` (the extracted answer), ``tpn_unit``, ... — written to
@@ -43,6 +47,7 @@ import functools
 import json
 import logging
 import os
+import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -58,6 +63,19 @@ DATA_DIR_ENV = "CONSENSUSBENCH_DATA_DIR"
 PACKAGE_DATA_DIR = Path(__file__).resolve().parent / "data"
 PASS_AT_K = (2, 4, 8, 16, 32, 64, 128)
 """pass@k values reported (those <= n, plus k = n) when a task runs ``repeats: n`` > 1."""
+
+THINK_FORMAT_KEY = "think_format"
+"""Task metadata key: where the final answer is (``consensus_metrics.ThinkFormat`` setting string,
+default ``think,sky-t1``), e.g. ``--metadata '{"think_format": "think"}'``."""
+THINK_PREFILLED_KEY = "think_prefilled"
+"""Task metadata key: ``auto`` (default: detected from the evaluated model's chat template),
+``true`` or ``false`` -- the chat template opens ``<think>`` for the model, so a generation
+without ``</think>`` is an unclosed trace (acc 0)."""
+
+BUDGET_KEY = "budget_s"
+"""Task metadata key: seconds each generation's scoring may take (default
+``consensus_metrics.DEFAULT_BUDGET_S``); raise it for very long traces on a loaded machine, where
+a timeout counts the undecided parts as not reached (``timed_out``)."""
 
 TOKENIZER_KEYS = ("tpn_tokenizer", "tokenizer", "pretrained", "model")
 """Metadata keys naming TPN's tokenizer, first match wins. ``--model_args`` lands in the
@@ -115,7 +133,9 @@ def load_consensusbench(data_file: str, data_dir: str | None = None, **metadata:
             find TPN's tokenizer (see :data:`TOKENIZER_KEYS`).
 
     Every doc gets a ``tpn_tokenizer`` field naming that tokenizer (``""``: none given, TPN
-    then counts regex pre-tokens), so the samples file says what TPN was measured in.
+    then counts regex pre-tokens), so the samples file says what TPN was measured in, and a
+    ``think_format`` field (see :func:`resolve_think_format`): where the final answer is read,
+    and a ``nodes_file`` field naming the file the nodes came from (:func:`display_data_path`).
     """
     import datasets
 
@@ -127,13 +147,64 @@ def load_consensusbench(data_file: str, data_dir: str | None = None, **metadata:
             "ConsensusBench: no tokenizer in --model_args (pretrained=/tokenizer=/model=); TPN "
             "and n_tokens will count regex pre-tokens instead of model tokens."
         )
+    think_format = resolve_think_format(metadata, tokenizer_name)
+    nodes_file = display_data_path(path)
+    budget = metadata.get(BUDGET_KEY)
     for row in rows:
         row["tpn_tokenizer"] = tokenizer_name
+        row["think_format"] = think_format
+        row["nodes_file"] = nodes_file
+        if budget is not None:
+            row[BUDGET_KEY] = float(budget)
     try:
         dataset = datasets.Dataset.from_list(rows)
     except Exception as err:  # pyarrow raises several types for inconsistent columns
         raise ValueError(f"{path}: rows have inconsistent field types ({err})") from err
     return {"test": dataset}
+
+
+def display_data_path(path: Path) -> str:
+    """How a data file is named in the docs: relative to the working directory when inside it,
+    else the absolute path.
+
+    >>> display_data_path(Path.cwd() / "lm_eval_tasks" / "consensusbench" / "data" / "math500.jsonl")
+    'lm_eval_tasks/consensusbench/data/math500.jsonl'
+    """
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path.resolve())
+
+
+def resolve_think_format(metadata: dict[str, Any], tokenizer_name: str = "") -> str:
+    """The ``think_format`` setting string the docs are scored with.
+
+    ``metadata["think_format"]`` (default ``think,sky-t1``) plus ``+prefilled`` when
+    ``metadata["think_prefilled"]`` is ``true``, or is ``auto``/unset and the evaluated model's
+    chat template opens a trace for it (:func:`consensus_metrics.chat_template.detect_think_prefilled`;
+    ``enable_thinking`` from ``--model_args`` is passed to the template). Auto-detection assumes
+    ``--apply_chat_template`` (what thinking models need); without it, set ``think_prefilled``.
+
+    >>> resolve_think_format({"think_prefilled": "true", "think_format": "think"})
+    'think+prefilled'
+    >>> resolve_think_format({})
+    'think,sky-t1'
+    """
+    from consensus_metrics.chat_template import parse_setting, resolve_think_prefilled
+
+    setting = parse_setting(metadata.get(THINK_PREFILLED_KEY))
+    fmt = consensus_metrics.ThinkFormat.parse(metadata.get(THINK_FORMAT_KEY) or None)
+    template_kwargs = {}
+    if metadata.get("enable_thinking") is not None:
+        template_kwargs["enable_thinking"] = str(metadata["enable_thinking"]).strip().lower() in ("true", "1", "yes")
+    tokenizer = load_tokenizer(tokenizer_name) if setting == "auto" and tokenizer_name else None
+    prefilled = resolve_think_prefilled(setting, tokenizer, fmt, **template_kwargs)
+    if prefilled and setting == "auto":
+        log.warning("ConsensusBench: the chat template of %s opens the reasoning trace for the model "
+                    "(think_prefilled detected): a generation without a close marker (</think>) is an "
+                    "unclosed trace, scored acc 0. Set --metadata '{\"think_prefilled\": false}' to "
+                    "read such a text as the answer.", tokenizer_name)
+    return fmt.with_prefilled(prefilled).spec()
 
 
 # ----------------------------------------------------------------------------- scoring
@@ -173,8 +244,11 @@ def process_results(doc: dict, results: Sequence[Any]) -> dict[str, Any]:
     # Start this thread's matcher sandbox before the clock runs: the first start (about 1 s)
     # would otherwise eat the per-trajectory budget and flag a timeout. A no-op afterwards.
     consensus_metrics.warmup()
+    think_format = doc.get("think_format") or None  # docs from before the setting: the default
     scores = [
-        consensus_metrics.score_trajectory(text, doc["nodes"], doc["answer"], tokenizer=tokenizer)
+        consensus_metrics.score_trajectory(text, doc["nodes"], doc["answer"], tokenizer=tokenizer,
+                                           think_format=think_format,
+                                           budget_s=float(doc.get(BUDGET_KEY) or consensus_metrics.DEFAULT_BUDGET_S))
         for text in texts
     ]
     n = len(scores)
@@ -195,9 +269,62 @@ def process_results(doc: dict, results: Sequence[Any]) -> dict[str, Any]:
     out["tpn_undefined"] = n - len(tpns)
     out["think_unclosed"] = sum(int(bool(score["think_unclosed"])) for score in scores)
     out["timed_out"] = sum(int(bool(score["timed_out"])) for score in scores)
+    out["trace_missing"] = [trace_missing(texts, tokenizer, think_format), n]
     out["trajectories"] = scores
     out["tpn_unit"] = scores[0]["tpn_unit"] if scores else ""
     return out
+
+
+def thinking_template(tokenizer, think_format=None) -> bool:
+    """Whether the evaluated model's chat template mentions a trace marker (``<think>``...): a
+    thinking model, whose generations should hold a trace.
+
+    >>> class Tok: chat_template = "{{ '<|im_start|>assistant\\n<think>\\n' }}"
+    >>> thinking_template(Tok()), thinking_template(None)
+    (True, False)
+    """
+    template = getattr(tokenizer, "chat_template", None) if tokenizer is not None else None
+    if isinstance(template, dict):
+        template = " ".join(str(t) for t in template.values())
+    if not isinstance(template, str) or not template:
+        return False
+    fmt = consensus_metrics.ThinkFormat.parse(think_format)
+    return any(marker in template for pair in fmt.traces for marker in pair)
+
+
+def trace_missing(texts: Sequence[str], tokenizer, think_format=None) -> int:
+    """How many of ``texts`` hold no trace marker although the model's template is a thinking one
+    (0 for other models): the sign of a server that split the trace off (see :func:`stripped_check`)."""
+    if not thinking_template(tokenizer, think_format):
+        return 0
+    fmt = consensus_metrics.ThinkFormat.parse(think_format)
+    markers = [marker for pair in fmt.traces for marker in pair]
+    return sum(1 for text in texts if not any(marker in text for marker in markers))
+
+
+STRIPPED_WARNING = (
+    "ConsensusBench: none of the {n} generations holds a reasoning trace, although the model's chat "
+    "template is a thinking one: the responses look STRIPPED, and NCR/TPN are then computed on the final "
+    "answer alone. A server started with --reasoning-parser returns the trace in reasoning_content / "
+    "reasoning, which lm-eval's local-chat-completions drops: evaluate with --model "
+    "consensusbench-chat-completions (same --model_args), which puts it back as <think>...</think>. "
+    "(If thinking was switched off on purpose, e.g. enable_thinking=False, ignore this.)")
+
+
+def stripped_check(items: Sequence[Sequence[int]]) -> int:
+    """Aggregation of ``trace_missing`` (per problem ``[missing, generations]``): the generations
+    without a trace although the model thinks; warns loudly when that is every generation.
+
+    >>> stripped_check([[0, 1], [0, 1]])
+    0
+    """
+    missing = sum(int(item[0]) for item in items)
+    generations = sum(int(item[1]) for item in items)
+    if generations and missing == generations:
+        message = STRIPPED_WARNING.format(n=generations)
+        log.warning(message)
+        print("\n" + "!" * 100 + "\n" + message + "\n" + "!" * 100, file=sys.stderr, flush=True)
+    return missing
 
 
 # ----------------------------------------------------------------------------- aggregation

