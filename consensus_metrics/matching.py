@@ -17,8 +17,9 @@ thinking included). Both sides are canonicalised by :mod:`consensus_metrics.norm
 The *earliest match* is the occurrence whose last character comes first; ``NodeMatch.start`` /
 ``.end`` are slice offsets into the text.
 
-A node with ``standalone`` false (a common number) is covered only when some standalone node of
-the same list is covered as well: alone it is no evidence that the text solves this problem.
+A node with ``standalone`` false (a common number) is covered only when it is corroborated: some
+standalone node of the same list is covered as well, or another non-standalone one is. Alone it
+is no evidence that the text solves this problem.
 
 >>> [m.covered for m in match_nodes("so t = 144 - 48(2.5) = 24 minutes", ["t = 24", "24", "4"])]
 [True, True, False]
@@ -667,13 +668,19 @@ def match_nodes_ex(text: str, nodes, budget_s: float | None = 1.0, symbolic: boo
 
 
 def in_context(nodes: list[Node], results: list[NodeMatch]) -> list[NodeMatch]:
-    """Uncover the non-standalone nodes unless a standalone node is covered (module doc).
+    """Uncover the non-standalone nodes unless they are corroborated: a standalone node is
+    covered too, or at least two non-standalone ones are (module doc).
 
     >>> nodes = coerce_nodes([{"id": "a", "text": "x^2 = 9"}, {"id": "b", "text": "12", "kind": "value",
-    ...                        "value": "12", "standalone": False}])
-    >>> [m.covered for m in in_context(nodes, [NodeMatch("a", False), NodeMatch("b", True, 0, 2)])]
-    [False, False]
+    ...                        "value": "12", "standalone": False}, {"id": "c", "text": "5", "kind": "value",
+    ...                        "value": "5", "standalone": False}])
+    >>> [m.covered for m in in_context(nodes, [NodeMatch("a", False), NodeMatch("b", True, 0, 2), NodeMatch("c", False)])]
+    [False, False, False]
+    >>> [m.covered for m in in_context(nodes, [NodeMatch("a", False), NodeMatch("b", True, 0, 2), NodeMatch("c", True, 5, 6)])]
+    [False, True, True]
     """
     if all(n.standalone for n in nodes) or any(m.covered for n, m in zip(nodes, results) if n.standalone):
+        return results
+    if sum(1 for n, m in zip(nodes, results) if m.covered) >= 2:
         return results
     return [m if n.standalone or not m.covered else NodeMatch(n.id, False) for n, m in zip(nodes, results)]

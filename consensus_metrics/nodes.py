@@ -1,7 +1,8 @@
 """Consensus-node records: validation of the SPEC §2 schema.
 
 A node with ``standalone: false`` (a common number such as ``12``: it occurs in many unrelated
-solutions) counts as covered only when a standalone node of the same list is covered too; see
+solutions) counts as covered only when corroborated -- a standalone node of the same list is
+covered too, or another non-standalone one is; see
 :func:`consensus_metrics.matching.match_nodes`. ``standalone`` defaults to true.
 
 A node file is untrusted input (it may come from an LLM extractor). :func:`coerce_nodes` turns a

@@ -14,9 +14,10 @@ output):
    Sampling is deterministic (:data:`BACKGROUND_TEXTS` texts ordered by a hash of problem id and
    trajectory index).
 2. **context** — a node with ``df > common_share`` (default 0.02; a bare ``12`` or ``\sqrt{2}``)
-   gets ``standalone: false``: the matcher credits it only when a standalone node of the same
-   problem (an equation, a rare number) is covered too. A record without any standalone node
-   loses its nodes (they could never be credited); its note says why.
+   gets ``standalone: false``: the matcher credits it only when corroborated, by a covered
+   standalone node of the same problem (an equation, a rare number) or a second covered common
+   one. A record whose only node is common loses it (it could never be credited); its note says
+   why.
 3. **redundant** — a value and the arithmetic equation (or bare assignment) that computes it
    are one step (``9`` and ``16-3-4=9``): a rare value stays and its equation goes; a common
    value goes and its equation stays (it carries the value's context: the computation).
@@ -152,10 +153,10 @@ def finalize_record(record: dict, shares: list[float], common_share: float, max_
     stats["redundant"] += len(nodes) - len(kept)
     capped = _cap(kept, max_nodes)
     stats["over_cap"] += len(kept) - len(capped)
-    if capped and not any(n["standalone"] for n in capped):
+    if len(capped) == 1 and not capped[0]["standalone"]:  # nothing could ever corroborate it
         common = ", ".join(n["text"] for n in capped)
-        note = (f"only common nodes ({common}), each covered by more than {common_share:.0%} of other problems' "
-                "solutions, and no distinctive node to give them context")
+        note = (f"only a common node ({common}), covered by more than {common_share:.0%} of other problems' "
+                "solutions, and no other node to corroborate it")
         prov = record["provenance"]
         prov["note"] = f"{prov['note']}; {note}" if prov.get("note") else note
         capped = []

@@ -38,14 +38,13 @@ import re
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from consensus_metrics.answer import DEFAULT_THINK_FORMAT
 from consensus_metrics.surds import rational, surd_value
 from node_builder.expand import value_text
 from node_builder.matcher import (canonical_key, commutative_key, order_free_key, relation_chains, split_relation,
                                   standalone_numbers, tokenize_form)
 from node_builder.schema import Trajectory
 
-#: Markers that end a thinking trace (``<think>`` models, Sky-T1).
-THOUGHT_ENDS = ("</think>", "<|end_of_thought|>")
 #: Longest side (characters) taken into a relation candidate: longer spans are derivations.
 MAX_SIDE_CHARS = 80
 #: Smallest integer taken from prose as a value candidate (single digits occur by chance).
@@ -269,16 +268,20 @@ def _prose_candidates(collector: _Collector, text: str, t_index: int) -> None:
 
 
 def mining_text(text: str) -> str:
-    """The part of a trajectory candidates are read from: after a thinking trace closed by
-    ``</think>`` or ``<|end_of_thought|>``, the written solution (the trace's detours and
-    rejected cases are no candidates; every node is still matched against the whole text).
+    """The part of a trajectory candidates are read from: after a closed thinking trace
+    (``<think>...</think>``, Sky-T1's ``<|begin_of_thought|>...``: the metric's default
+    :class:`~consensus_metrics.answer.ThinkFormat`), the written solution -- the trace's detours
+    and rejected cases are no candidates; every node is still matched against the whole text.
 
     >>> mining_text("<think>try x = 3? no.</think> So x = 4.")
     ' So x = 4.'
+    >>> mining_text("<|begin_of_thought|>x = 3?<|end_of_thought|><|begin_of_solution|>x = 4<|end_of_solution|>")
+    'x = 4'
     """
-    cut = max((text.rfind(marker) + len(marker), marker) for marker in THOUGHT_ENDS)
-    solution = text[cut[0]:] if cut[0] >= len(cut[1]) else ""
-    return solution if solution.strip() else text
+    parts = DEFAULT_THINK_FORMAT.split(text)
+    if parts.trace and parts.answer and parts.answer.strip():
+        return parts.answer
+    return text
 
 
 def mine(trajectories: list[Trajectory]) -> list[Cluster]:

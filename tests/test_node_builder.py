@@ -204,16 +204,18 @@ def test_finalize_common_nodes_need_context_redundancy_cap_and_order():
     assert [(n["id"], n["text"], n["standalone"]) for n in a["nodes"]] == [
         ("n1", "12", False), ("n2", "2 \\cdot 3 - 1 = 5", True), ("n3", "x^2 = 7", True), ("n4", "1441", True)]
     assert a["provenance"]["refine"]["redundant"] == 2
-    assert b["nodes"] == [] and "only common nodes (12)" in b["provenance"]["note"]  # no context possible
+    assert b["nodes"] == [] and "only a common node (12)" in b["provenance"]["note"]  # nothing can corroborate it
     assert len(c["nodes"]) == 8 and c["provenance"]["refine"]["over_cap"] == 2  # the 2 least supported go
     assert [n["position"] for n in c["nodes"]] == sorted(n["position"] for n in c["nodes"])
 
 
-def test_matching_credits_a_common_node_only_beside_a_standalone_one():
+def test_matching_credits_a_common_node_only_when_corroborated():
     nodes = [{"id": "n1", "text": "12", "kind": "value", "value": "12", "standalone": False},
-             {"id": "n2", "text": "x^2 = 7", "kind": "equation"}]
-    assert [m.covered for m in match_nodes("I have 12 apples.", nodes)] == [False, False]
-    assert [m.covered for m in match_nodes("So $x^2 = 7$ and 12 apples.", nodes)] == [True, True]
+             {"id": "n2", "text": "x^2 = 7", "kind": "equation"},
+             {"id": "n3", "text": "5", "kind": "value", "value": "5", "standalone": False}]
+    assert [m.covered for m in match_nodes("I have 12 apples.", nodes)] == [False, False, False]
+    assert [m.covered for m in match_nodes("So $x^2 = 7$ and 12 apples.", nodes)] == [True, True, False]
+    assert [m.covered for m in match_nodes("12 apples and 5 pears.", nodes)] == [True, False, True]
 
 
 # ------------------------------------------------------------------ record
