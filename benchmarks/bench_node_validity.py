@@ -51,7 +51,7 @@ from node_builder.importers.gsm8k import split_final, strip_socratic_prefixes  #
 from node_builder.importers.jsonl_lines import read_jsonl  # noqa: E402
 from node_builder.importers.text_cleanup import strip_calculator_annotations  # noqa: E402
 from node_builder.perturb import gsm8k_slip, substitute_slip  # noqa: E402
-from node_builder.pipeline import BuildConfig, build_records  # noqa: E402
+from node_builder.pipeline import BuildConfig, build_records, without_voice  # noqa: E402
 from node_builder.stats import write_section  # noqa: E402
 
 CARD_START = "<!-- validity:start (written by benchmarks/bench_node_validity.py --card) -->"
@@ -110,12 +110,7 @@ def leave_one_model_out(benchmark: str, raw: Path, limit: int | None, seed: int)
     rng = random.Random(seed)
     pairs, unrelated, per_model = [], [], {}
     for model in tqdm(models, desc=f"{benchmark}: models", file=sys.stderr):
-        without = []
-        for problem in problems:
-            kept = copy.copy(problem)
-            kept.trajectories = [t for t in problem.trajectories if t.voice != model]
-            without.append(kept)
-        records = {r["id"]: r for r in build_records(without, BuildConfig())}
+        records = {r["id"]: r for r in build_records(without_voice(problems, model), BuildConfig())}
         mine = []
         for problem in problems:
             for t in problem.trajectories:

@@ -30,6 +30,7 @@ Example:
 
 from __future__ import annotations
 
+import copy
 import sys
 from dataclasses import asdict, dataclass, field
 
@@ -58,6 +59,23 @@ def build_records(problems: list[Problem], config: BuildConfig, llm_extractor=No
     (:func:`node_builder.finalize.finalize_records`: context, redundancy, cap, order)."""
     records = [build_record(problem, config, llm_extractor) for problem in problems]
     return finalize(records, problems, config, quiet)
+
+
+def without_voice(problems: list[Problem], voice: str) -> list[Problem]:
+    """Shallow copies of ``problems`` with none of ``voice``'s trajectories (leave one model out:
+    its solutions then serve neither as votes nor as background). Verdicts already set stay.
+
+    >>> from node_builder.schema import Trajectory
+    >>> p = Problem("t/1", "t", "?", "1", trajectories=[Trajectory("a", "model:M", voice="M"), Trajectory("b", "reference")])
+    >>> [t.voice for t in without_voice([p], "M")[0].trajectories]
+    ['reference']
+    """
+    out = []
+    for problem in problems:
+        kept = copy.copy(problem)
+        kept.trajectories = [t for t in problem.trajectories if t.voice != voice]
+        out.append(kept)
+    return out
 
 
 def finalize(records: list[dict], problems: list[Problem], config: BuildConfig, quiet: bool = True) -> list[dict]:

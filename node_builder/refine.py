@@ -11,8 +11,8 @@ Steps, with the defaults of :class:`RefineConfig` and why (:func:`drop_reason` h
    (``2/2 = 1``), renamings (``A = j``) and trivial assignments (``k = 2``).
 4. **restates the problem** — drop nodes the matcher finds in the problem statement (given
    relations), values the problem writes anywhere (also inside expressions: the ``242`` of
-   ``\\sqrt{242}``) or gives in words (``three``, ``a dozen``), and givens restated as
-   assignments (``QR = 200``).
+   ``\\sqrt{242}``, the parts of ``\\frac{57}{160}`` or ``6_8``, any digit string, sign aside)
+   or gives in words (``three``, ``a dozen``), and givens restated as assignments (``QR = 200``).
 5. **definitions** — drop ``name = expression-without-numbers`` equations introduced by
    *let / define / denote / set / call* (``Let $S = a + b$``) and ``:=`` definitions.
 6. **false arithmetic** — drop equations between two different numbers (``1 = 5``: a chain read
@@ -102,9 +102,11 @@ class _Facts:
     answer_parts: frozenset  # numbers of a composite answer's components
     part_letters: frozenset  # letters the question combines into the answer (m, n of m + n)
     given_numbers: frozenset
+    given_digits: frozenset  # every digit string of the statement (6_8, \\frac{57}{160}, B6), unsigned
     trivial: frozenset
 
 
+_DIGITS = re.compile(r"\d[\d,]*(?:\.\d+)?|\.\d+")
 _PART_REQUEST = re.compile(r"\$([^$]{3,40})\$[^$]*$")
 
 
@@ -147,6 +149,7 @@ def _facts(problem: Problem, config: "RefineConfig") -> _Facts:
     return _Facts(number_of(problem.answer), canonical_key(problem.answer), answer_parts(problem.answer),
                   part_letters(problem.problem),
                   frozenset(number_words(problem.problem) | numbers_in(problem.problem)),
+                  frozenset(Fraction(d.replace(",", "")) for d in _DIGITS.findall(problem.problem)),
                   frozenset(Fraction(v) for v in config.trivial_values))
 
 
@@ -195,8 +198,8 @@ def drop_reason(item: _Item, facts: _Facts, pieces: set) -> str | None:
             return "answer_piece"
         if number in facts.trivial:
             return "trivial"
-        if number in facts.given_numbers:
-            return "restates_problem"
+        if number in facts.given_numbers or abs(number) in facts.given_digits:
+            return "restates_problem"  # also a base-8 digit, a fraction's part: 6_8, \\frac{57}{160}
         return None
     if len(sides) == 2:
         left, right = sides

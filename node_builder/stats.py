@@ -8,7 +8,8 @@ r"""Node statistics of a shipped data file (the figures of the data card and of 
     the source -- the nodes the matcher finds in it, GSM8K calculator annotations removed as the
     importer does), reference_match_pct (for records with model voices: nodes found in the
     reference solution too), standalone_pct, voices_mean, multi_voice_problems,
-    rejected_references, notes_missing (empty records without a note),
+    rejected_references (records with a human solution that never reaches its gold answer),
+    notes_missing (empty records without a note),
     ordered (every node list ascending in position), sources{...}, correct_trajectories_mean
 
 "equal to a number given in the problem" = the matcher covers the value in the problem text, the
@@ -83,7 +84,7 @@ def file_stats(path: str) -> dict:
         record_voices = prov.get("voices", ["reference"])
         voices.append(len(record_voices))
         multi_voice += len(record_voices) > 1
-        rejected += prov.get("rejected_references", 0)
+        rejected += prov.get("rejected_references", 0) > 0
         notes_missing += not nodes and not prov.get("note")
         positions = [n["position"] for n in nodes]
         ordered = ordered and positions == sorted(positions)
@@ -115,7 +116,7 @@ def file_stats(path: str) -> dict:
         "problems": len(records), "with_nodes": sum(1 for k in ks if k),
         "with_nodes_pct": _pct(sum(1 for k in ks if k), len(records)),
         "nodes": sum(ks), "k_mean": round(statistics.mean(ks), 2) if ks else 0.0,
-        "k_median": statistics.median(ks) if ks else 0, "k_max": max(ks, default=0),
+        "k_median": float(statistics.median(ks)) if ks else 0.0, "k_max": max(ks, default=0),
         "kinds": dict(sorted(kinds.items())),
         "support_mean": round(statistics.mean(supports), 3) if supports else 0.0,
         "standalone_pct": _pct(standalone, sum(ks)),
@@ -157,7 +158,7 @@ def statistics_section(paths: list[str]) -> str:
         "| standalone | support mean | voices per problem | problems with 2+ voices |",
         "|---|---:|---:|---:|---|---|---:|---:|---:|---:|", *rows, "",
         "| file | value = answer | value given in problem | nodes in own sources (human only) "
-        "| nodes in the reference (multi-voice) | references rejected | empty records without a note |",
+        "| nodes in the reference (multi-voice) | problems with a rejected human solution | empty records without a note |",
         "|---|---:|---:|---:|---:|---:|---:|", *checks])
 
 
