@@ -247,22 +247,6 @@ class _Evaluator:
         raise _Unsupported()
 
 
-def exact_value(keys, kinds) -> Fraction | None:
-    """The exact value of variable-free canonical tokens (``2^3 - 4/2`` -> 6), or ``None`` when
-    they hold a variable, a root, a function, pi, or are not one expression.
-
-    >>> from consensus_metrics.normalize import tokenize_form
-    >>> exact_value(*tokenize_form("\\frac{3}{4} + 2^{3}")), exact_value(*tokenize_form("x + 1"))
-    (Fraction(35, 4), None)
-    """
-    if not keys or len(keys) > MAX_TOKENS * 4:
-        return None
-    try:
-        return _Evaluator(list(keys), list(kinds), {}).run()
-    except (_Unsupported, ZeroDivisionError, OverflowError, RecursionError, ValueError):
-        return None
-
-
 _PROBES = 3
 
 

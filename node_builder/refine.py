@@ -47,7 +47,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from consensus_metrics.normalize import tokenize_form
-from consensus_metrics.symbolic import exact_value
+from consensus_metrics.surds import rational, surd_value
 from node_builder.matcher import canonical_key, covered, numbers_in
 
 from node_builder.expand import expand
@@ -182,8 +182,9 @@ def _named_numbers(items: list[_Item]) -> dict[str, set]:
     return out
 
 
-def _exact(side: str) -> Fraction | None:
-    return exact_value(*tokenize_form(side))
+def _exact(side: str) -> tuple | None:
+    """The exact value of a variable-free side (square roots included), else None."""
+    return surd_value(*tokenize_form(side))
 
 
 def drop_reason(item: _Item, facts: _Facts, pieces: set) -> str | None:
@@ -216,7 +217,7 @@ def drop_reason(item: _Item, facts: _Facts, pieces: set) -> str | None:
         lv, rv = _exact(left), _exact(right)
         if lv is not None and rv is not None and lv != rv:
             return "false_arithmetic"  # read across rows or cases (1 = 5)
-        if lv is not None and rv is not None and lv in facts.trivial:
+        if lv is not None and rv is not None and rational(lv) in facts.trivial:
             return "trivial"  # a computation of a trivial number (2/2 = 1, 4 - 2 = 2)
     if _is_definition(item):
         return "definition"
