@@ -16,8 +16,9 @@ output):
 2. **context** — a node with ``df > common_share`` (default 0.02; a bare ``12`` or ``\sqrt{2}``)
    gets ``standalone: false``: the matcher credits it only when corroborated, by a covered
    standalone node of the same problem (an equation, a rare number) or a second covered common
-   one. A record whose only node is common loses it (it could never be credited); its note says
-   why.
+   one. A node with ``df >`` :data:`VERY_COMMON_SHARE` (0.10: a ``3`` or ``6`` in MATH) is no
+   evidence even so and is dropped (``too_common``). A record whose only node is common loses it
+   (it could never be credited); its note says why.
 3. **redundant** — a value and the arithmetic equation (or bare assignment) that computes it
    are one step (``9`` and ``16-3-4=9``): a rare value stays and its equation goes; a common
    value goes and its equation stays (it carries the value's context: the computation).
@@ -29,12 +30,13 @@ output):
 
 Example:
     >>> from node_builder.schema import Problem, Trajectory
-    >>> probs = [Problem(f"t/{i}", "t", "?", "1", trajectories=[Trajectory(f"so x = 12 and {i}00 + 1", "reference")])
-    ...          for i in range(5)]
+    >>> probs = [Problem(f"t/{i}", "t", "?", "1", trajectories=[Trajectory(f"so x = {12 if i % 20 == 1 else i} and 3", "reference")])
+    ...          for i in range(40)]  # 12 in 2 other problems' solutions of 39 (5%), 3 in all of them
     >>> rec = {"id": "t/0", "nodes": [
     ...     {"id": "n1", "text": "12", "kind": "value", "value": "12", "forms": ["12"], "support": 1.0, "position": 0.1},
-    ...     {"id": "n2", "text": "x^2 = 7", "kind": "equation", "value": None, "forms": ["x^2 = 7"], "support": 1.0,
-    ...      "position": 0.5}], "provenance": {"note": "", "refine": {"redundant": 0, "over_cap": 0}}}
+    ...     {"id": "n2", "text": "3", "kind": "value", "value": "3", "forms": ["3"], "support": 1.0, "position": 0.2},
+    ...     {"id": "n3", "text": "x^2 = 7", "kind": "equation", "value": None, "forms": ["x^2 = 7"], "support": 1.0,
+    ...      "position": 0.5}], "provenance": {"note": "", "refine": {"too_common": 0, "redundant": 0, "over_cap": 0}}}
     >>> [(n["text"], n["standalone"]) for n in finalize_records([rec], probs)[0]["nodes"]]
     [('12', False), ('x^2 = 7', True)]
 """
@@ -54,6 +56,9 @@ from node_builder.schema import Problem
 
 #: A node covered by more than this share of other problems' solutions needs context.
 COMMON_SHARE = 0.02
+#: A node covered by more than this share carries no evidence, even corroborated (3, 4, 6 in MATH):
+#: two such numbers meet in an unrelated solution too often. Dropped.
+VERY_COMMON_SHARE = 0.10
 #: Background texts sampled (the estimate's resolution is 1 / this).
 BACKGROUND_TEXTS = 600
 #: Cap rank of a kind (lower first) among nodes of equal support and standalone-ness.
@@ -145,10 +150,14 @@ def _one_node_per_step(nodes: list[dict]) -> list[dict]:
 
 def finalize_record(record: dict, shares: list[float], common_share: float, max_nodes: int) -> dict:
     """Steps 2-5 for one record, given each node's background share (in node order)."""
-    nodes = record["nodes"]
-    for node, share in zip(nodes, shares):
-        node["standalone"] = share <= common_share
     stats = record["provenance"]["refine"]
+    nodes = []
+    for node, share in zip(record["nodes"], shares):
+        if share > VERY_COMMON_SHARE:
+            stats["too_common"] += 1  # in one unrelated solution in ten: no evidence at all
+            continue
+        node["standalone"] = share <= common_share
+        nodes.append(node)
     kept = _one_node_per_step(nodes)
     stats["redundant"] += len(nodes) - len(kept)
     capped = _cap(kept, max_nodes)

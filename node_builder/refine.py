@@ -56,7 +56,7 @@ from node_builder.number_words import number_words
 from node_builder.schema import Node, Problem
 
 DROP_REASONS = ("final_answer", "answer_piece", "trivial", "fragment", "restates_problem", "definition",
-                "false_arithmetic", "unmatched", "below_support", "redundant", "over_cap")
+                "false_arithmetic", "unmatched", "below_support", "too_common", "redundant", "over_cap")
 _DEFINITION_CONTEXT = re.compile(r"\b(let|define|denote|set|call|suppose|assume|write)\b[^.;:\n]*$", re.I)
 
 

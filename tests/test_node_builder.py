@@ -185,16 +185,19 @@ def _record(pid, *nodes):
     for text, kind, value, support, position in nodes:
         out.append({"id": "", "text": text, "kind": kind, "forms": [text], "value": value, "support": support,
                     "position": position, "standalone": True})
-    return {"id": pid, "nodes": out, "provenance": {"note": "", "refine": {"redundant": 0, "over_cap": 0}}}
+    return {"id": pid, "nodes": out, "provenance": {"note": "", "refine": {"too_common": 0, "redundant": 0, "over_cap": 0}}}
 
 
 def test_finalize_common_nodes_need_context_redundancy_cap_and_order():
-    # 30 other problems whose solutions all mention 12 and 5; none mentions 1441 or x^2 = 7
-    others = [Problem(f"t/{i}", "t", "?", "1", trajectories=[Trajectory(f"so 12 apples, 5 plums, {i + 100} pears", "reference")])
-              for i in range(30)]
+    # 40 other problems: 12 and 5 in 3 of their solutions (7.5%: common), 3 in all (too common to be
+    # evidence); none mentions 1441 or x^2 = 7
+    others = [Problem(f"t/{i}", "t", "?", "1", trajectories=[Trajectory(
+        f"so {'12 apples, 5 plums' if i < 3 else 'some apples'}, 3 figs and {i + 100} pears", "reference")])
+        for i in range(40)]
     recs = [_record("t/a", ("1441", "value", "1441", 1.0, 0.9), ("12", "value", "12", 1.0, 0.1),
                     ("x^2 = 7", "equation", None, 1.0, 0.5), ("1440 + 1 = 1441", "equation", None, 1.0, 0.8),
-                    ("5", "value", "5", 1.0, 0.2), ("2 \\cdot 3 - 1 = 5", "equation", None, 1.0, 0.25)),
+                    ("5", "value", "5", 1.0, 0.2), ("2 \\cdot 3 - 1 = 5", "equation", None, 1.0, 0.25),
+                    ("3", "value", "3", 1.0, 0.3)),
             _record("t/b", ("12", "value", "12", 1.0, 0.3)),
             _record("t/c", *[(f"{100 + k} \\cdot 3", "expression", None, 1.0 - k / 20, k / 10) for k in range(10)])]
     finalize_records(recs, others)
@@ -203,7 +206,7 @@ def test_finalize_common_nodes_need_context_redundancy_cap_and_order():
     # computation stays (it is the context); the common 12 has no computation: it stays, credited in context
     assert [(n["id"], n["text"], n["standalone"]) for n in a["nodes"]] == [
         ("n1", "12", False), ("n2", "2 \\cdot 3 - 1 = 5", True), ("n3", "x^2 = 7", True), ("n4", "1441", True)]
-    assert a["provenance"]["refine"]["redundant"] == 2
+    assert a["provenance"]["refine"]["redundant"] == 2 and a["provenance"]["refine"]["too_common"] == 1
     assert b["nodes"] == [] and "only a common node (12)" in b["provenance"]["note"]  # nothing can corroborate it
     assert len(c["nodes"]) == 8 and c["provenance"]["refine"]["over_cap"] == 2  # the 2 least supported go
     assert [n["position"] for n in c["nodes"]] == sorted(n["position"] for n in c["nodes"])
