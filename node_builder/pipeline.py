@@ -124,7 +124,8 @@ def build_record(problem: Problem, config: BuildConfig, llm_extractor=None) -> d
         llm_info = dict(llm_extractor.last)
     refine_stats = {"candidates": stats.get("candidates", 0)}
     refine_stats.update({reason: stats.get(reason, 0) for reason in DROP_REASONS})
-    rejected = [t for t in problem.trajectories if t.voice == "reference" and t.correct is False]
+    # AoPS pages hold remarks and partial write-ups beside their solutions: not counted as rejected
+    rejected = [t for t in problem.trajectories if t.voice == "reference" and t.correct is False and t.source != "aops"]
     voices = sorted({t.voice for t in correct})
     provenance = {
         "sources": sorted({t.source for t in correct}),
