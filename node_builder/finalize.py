@@ -148,26 +148,33 @@ def _one_node_per_step(nodes: list[dict]) -> list[dict]:
     return out
 
 
+def _add_note(record: dict, note: str) -> None:
+    prov = record["provenance"]
+    prov["note"] = f"{prov['note']}; {note}" if prov.get("note") else note
+
+
 def finalize_record(record: dict, shares: list[float], common_share: float, max_nodes: int) -> dict:
     """Steps 2-5 for one record, given each node's background share (in node order)."""
     stats = record["provenance"]["refine"]
-    nodes = []
+    nodes, too_common = [], []
     for node, share in zip(record["nodes"], shares):
         if share > VERY_COMMON_SHARE:
-            stats["too_common"] += 1  # in one unrelated solution in ten: no evidence at all
+            too_common.append(node["text"])  # in one unrelated solution in ten: no evidence at all
             continue
         node["standalone"] = share <= common_share
         nodes.append(node)
+    stats["too_common"] += len(too_common)
+    if too_common and not nodes:
+        _add_note(record, f"only nodes found in more than {VERY_COMMON_SHARE:.0%} of other problems' solutions "
+                          f"({', '.join(too_common)}): no evidence of this problem")
     kept = _one_node_per_step(nodes)
     stats["redundant"] += len(nodes) - len(kept)
     capped = _cap(kept, max_nodes)
     stats["over_cap"] += len(kept) - len(capped)
     if len(capped) == 1 and not capped[0]["standalone"]:  # nothing could ever corroborate it
         common = ", ".join(n["text"] for n in capped)
-        note = (f"only a common node ({common}), covered by more than {common_share:.0%} of other problems' "
-                "solutions, and no other node to corroborate it")
-        prov = record["provenance"]
-        prov["note"] = f"{prov['note']}; {note}" if prov.get("note") else note
+        _add_note(record, f"only a common node ({common}), covered by more than {common_share:.0%} of other "
+                          "problems' solutions, and no other node to corroborate it")
         capped = []
     capped.sort(key=lambda n: (n["position"], n["text"]))
     for i, node in enumerate(capped, start=1):

@@ -5,10 +5,11 @@ Steps, with the defaults of :class:`RefineConfig` and why (:func:`drop_reason` h
 1. **final answer** — drop a value equal to the answer, a form equal to it, and every equation
    with the answer as a side (``xy = 25``, ``21 + 49 = 70``): the answer is already ``acc``.
 2. **answer pieces** — drop the components of a composite answer (the ``-2`` and ``1`` of
-   ``(-2, 1)``) and the letters the question combines into the answer (the ``m``, ``n`` of
+   ``(-2, 1)``, a vector's entries) and the letters the question combines into the answer (the ``m``, ``n`` of
    "find ``m+n``": ``m = 7``, and the values they take).
 3. **trivial, fragments** — drop the values ``-1, 0, 1, 2`` and computations of them
-   (``2/2 = 1``), renamings (``A = j``) and trivial assignments (``k = 2``).
+   (``2/2 = 1``), renamings (``A = j``), trivial assignments (``k = 2``) and pieces of notation
+   (``DE``, ``3t``, ``r^2``).
 4. **restates the problem** — drop nodes the matcher finds in the problem statement (given
    relations), values the problem writes anywhere (also inside expressions: the ``242`` of
    ``\\sqrt{242}``, the parts of ``\\frac{57}{160}`` or ``6_8``, any digit string, sign aside)
@@ -46,7 +47,7 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
-from consensus_metrics.normalize import tokenize_form
+from consensus_metrics.normalize import ID, tokenize_form
 from consensus_metrics.surds import rational, surd_value
 from node_builder.matcher import canonical_key, covered, numbers_in
 
@@ -132,21 +133,37 @@ def part_letters(problem_text: str) -> frozenset:
 
 
 def answer_parts(answer: str) -> frozenset:
-    r"""Numbers of a composite answer's components: ``(-2, 1)`` -> ``{-2, 1}``; ``{}`` otherwise.
+    r"""Numbers of a composite answer's components: ``(-2, 1)`` -> ``{-2, 1}``, a vector's entries
+    (``\begin{pmatrix} -18 \\ 96 \end{pmatrix}``); ``{}`` otherwise.
 
     >>> sorted(answer_parts("\\left( -2, \\frac{1}{2} \\right)")), answer_parts("12")
     ([Fraction(-2, 1), Fraction(1, 2)], frozenset())
+    >>> sorted(answer_parts("\\begin{pmatrix} -18 \\\\ 96 \\end{pmatrix}"))
+    [Fraction(-18, 1), Fraction(96, 1)]
     """
-    body = re.sub(r"\\(?:left|right)\b", "", answer).strip()
+    body = re.sub(r"\\(?:left|right)\b|\\(?:begin|end)\{[pbv]?matrix\}", "", answer).strip()
     body = body.strip("()[]{} ")
-    if "," not in body:
+    parts = [part.strip() for part in re.split(r",|\\\\|&", body)]
+    if len(parts) < 2:
         return frozenset()
-    parts = [number_of(part.strip()) for part in body.split(",")]
-    return frozenset(x for x in parts if x is not None)
+    return frozenset(x for x in map(number_of, parts) if x is not None)
+
+
+_UNITS = re.compile(r"\\(?:mbox|text|textnormal|mathrm)\s*\{[^{}]*\}(?:\s*\^\s*\{?\d\}?)?|\^\s*\{?\\circ\}?|\\?%|\\,")
+
+
+def answer_number(answer: str) -> Fraction | None:
+    r"""The number an answer states, units aside (``864 \mbox{ inches}^2``, ``30^\circ``, ``25\%``).
+
+    >>> answer_number("864 \\mbox{ inches}^2"), answer_number("x \\in [-2,7]")
+    (Fraction(864, 1), None)
+    """
+    number = number_of(answer)
+    return number if number is not None else number_of(_UNITS.sub("", answer).strip())
 
 
 def _facts(problem: Problem, config: "RefineConfig") -> _Facts:
-    return _Facts(number_of(problem.answer), canonical_key(problem.answer), answer_parts(problem.answer),
+    return _Facts(answer_number(problem.answer), canonical_key(problem.answer), answer_parts(problem.answer),
                   part_letters(problem.problem),
                   frozenset(number_words(problem.problem) | numbers_in(problem.problem)),
                   frozenset(Fraction(d.replace(",", "")) for d in _DIGITS.findall(problem.problem)),
@@ -187,6 +204,12 @@ def _exact(side: str) -> tuple | None:
     return surd_value(*tokenize_form(side))
 
 
+def _is_fragment(expression: str) -> bool:
+    """A name or a coefficient times a name (``DE``, ``3t``, ``r^2``): a piece of notation, no result."""
+    keys, kinds = tokenize_form(expression)
+    return len(keys) <= 3 and ID in kinds
+
+
 def drop_reason(item: _Item, facts: _Facts, pieces: set) -> str | None:
     """Why a candidate is not a checkable intermediate result (a key of DROP_REASONS), or None."""
     node = item.node
@@ -194,6 +217,8 @@ def drop_reason(item: _Item, facts: _Facts, pieces: set) -> str | None:
         return "final_answer"
     number = number_of(node.value) if node.kind == "value" else None
     sides = _sides(node.text) if node.kind == "equation" else []
+    if node.kind == "expression" and _is_fragment(node.text):
+        return "fragment"
     if number is not None:
         if number in facts.answer_parts or number in pieces:
             return "answer_piece"

@@ -117,6 +117,14 @@ def test_refine_drops_answer_given_numbers_words_trivial_and_definitions():
     ("In triangle PQR, QR = 200 and PQ = 150. Find PR.", "250",
      "Here $QR = 200$ and $PR^2 = 150^2 + 200^2 = 62500$. Let $A = j$ and $k = 2$.",
      ["QR = 200", "A = j", "k = 2"], None),
+    # a vector answer's entries, and an answer with its unit (the hand check found both)
+    ("Compute $(2b - a) \\times (3c + a)$.", "\\begin{pmatrix} -18 \\\\ -49 \\\\ 96 \\end{pmatrix}",
+     "The third entry is $6 \\cdot 16 = 96$, so $z = 96$.", ["96", "z = 96"], "answer_piece"),
+    ("What is the total surface area, in square inches, of a cube with a volume of 1 cubic foot?",
+     "864 \\mbox{ inches}^2", "Each face is $12 \\cdot 12 = 144$, so $6 \\cdot 144 = 864$ square inches.",
+     ["864", "6 \\cdot 144 = 864"], "final_answer"),
+    # pieces of notation are no results: a segment name, a coefficient times a name
+    ("Find CE.", "104", "Let $x = 3t$ and $y = 4t$; then $CE = DE$ and $DE^2 = 17^2 + 51^2$.", ["3t", "4t", "DE"], "fragment"),
     # false arithmetic: a chain read across the rows of a matrix
     ("Find the matrix.", "7", "We get $\\begin{pmatrix} 1 = 5 \\\\ 2 \\end{pmatrix}$ and $3 \\cdot 9 = 27$.",
      ["1 = 5"], "false_arithmetic"),
@@ -208,6 +216,8 @@ def test_finalize_common_nodes_need_context_redundancy_cap_and_order():
         ("n1", "12", False), ("n2", "2 \\cdot 3 - 1 = 5", True), ("n3", "x^2 = 7", True), ("n4", "1441", True)]
     assert a["provenance"]["refine"]["redundant"] == 2 and a["provenance"]["refine"]["too_common"] == 1
     assert b["nodes"] == [] and "only a common node (12)" in b["provenance"]["note"]  # nothing can corroborate it
+    d = finalize_records([_record("t/d", ("3", "value", "3", 1.0, 0.3))], others)[0]
+    assert d["nodes"] == [] and "only nodes found in more than 10%" in d["provenance"]["note"]
     assert len(c["nodes"]) == 8 and c["provenance"]["refine"]["over_cap"] == 2  # the 2 least supported go
     assert [n["position"] for n in c["nodes"]] == sorted(n["position"] for n in c["nodes"])
 
