@@ -65,8 +65,8 @@ def report(sample: list[tuple[dict, dict]], verdicts: list[dict]) -> dict:
 
 
 def card_section(result: dict, seed: int) -> str:
-    lines = [f"A person read {result['n']} nodes drawn at random (seed {seed}) from the four test sets, each "
-             f"with its problem: **{result['genuine']} of {result['n']} ({result['precision']:.0%}) are genuine "
+    lines = [f"{result['n']} nodes drawn at random (seed {seed}) from the four test sets, each read by hand with its problem: "
+             f"**{result['genuine']} of {result['n']} ({result['precision']:.0%}) are genuine "
              "intermediate results** (a value computed, an equation set up, a key expression a solver passes "
              "through). The others:"]
     lines += [f"* {item}" for item in result["not_genuine"]] or ["* none"]
