@@ -7,12 +7,20 @@ cases among 8,800+ honest solutions, see its README).
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
+from consensus_metrics.budget import Deadline
 from training_recipes.guards import (
+    _LIST_SEPARATOR_RE,
+    NUMBER_RE,
     GuardConfig,
+    _non_space_chars,
     inspect_completion,
     node_char_share,
     number_spam,
@@ -90,3 +98,74 @@ def test_guard_config_validates():
         GuardConfig(max_list_run=1)
     with pytest.raises(ValueError, match="max_node_char_share"):
         GuardConfig(max_node_char_share=0.0)
+
+
+# --- the fast guard computes what the plain scans computed ------------------------------------------
+# The reference implementations below are the guard's earlier code (one regex scan of the whole
+# text, number by number); the guard now skips text that cannot hold a list run and starts its
+# number regex with a character class. Results must not change.
+
+REFERENCE_NUMBER_RE = re.compile(r"(?<![\w.])[-−]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?!\w)|(?<![\w.])\.\d+(?!\w)")
+
+
+def reference_redact(text: str, min_run: int):
+    spans, n_redacted, first, previous, run = [], 0, None, None, 0
+    for match in REFERENCE_NUMBER_RE.finditer(text):
+        if previous is not None and _LIST_SEPARATOR_RE.match(text[previous.end() : match.start()]):
+            run += 1
+        else:
+            if first is not None and run >= min_run:
+                spans.append((first.start(), previous.end()))
+                n_redacted += run
+            first, run = match, 1
+        previous = match
+    if first is not None and run >= min_run:
+        spans.append((first.start(), previous.end()))
+        n_redacted += run
+    return spans, n_redacted
+
+
+# the characters that decide numbers and separators, some that look like them, and a few words
+LIST_PIECES = ["1", "2", "0", "12", "345", "1,000", "2.5", ".75", "-", "−", ".", ",", ";", "|", "&", " ", "\n",
+               "\t", "\\\\", "\\,", "\\quad", "\\ldots", "\\cdots", "...", "…", "and", "or", "x", "x_2", "a1", "=",
+               "+", "{,}", "٣", "\u2003", "\xa0", "é", "\ud800", "sand", "dots", "²", "_", "(", ")"]
+NUMBERS = ["1", "2", "0", "12", "345", "1,000", "2.5", ".75", "-3", "−4", "007", "1.", "٣"]
+SEPARATORS = [" ", ", ", ";", " | ", " & ", "\\\\", "\\,", "\\quad ", "\\qquad", "\\ldots", "\\dots",
+              "\\cdots", "...", "…", " and ", " or ", "\n", "\u2003", ", \\ldots, "]
+# runs of numbers joined by one separator, between random pieces
+a_run = st.builds(lambda numbers, sep: sep.join(numbers), st.lists(st.sampled_from(NUMBERS), min_size=1, max_size=12),
+                  st.sampled_from(SEPARATORS))
+list_text = st.lists(st.one_of(a_run, st.sampled_from(LIST_PIECES)), max_size=120).map("".join)
+
+
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=list_text, min_run=st.integers(1, 8))
+def test_number_regex_and_list_runs_equal_the_plain_scans(text, min_run):
+    assert [m.span() for m in NUMBER_RE.finditer(text)] == [m.span() for m in REFERENCE_NUMBER_RE.finditer(text)]
+    redacted, spans, n = redact_number_lists(text, min_run)
+    assert (spans, n) == reference_redact(text, min_run)
+    assert (spans, n) == redact_number_lists(text, min_run, Deadline(None))[1:]
+    assert len(redacted) == len(text)
+
+
+@settings(max_examples=examples(100), deadline=None)
+@given(text=list_text)
+def test_non_space_count_equals_removing_whitespace(text):
+    assert _non_space_chars(text) == len(re.sub(r"\s+", "", text))
+    assert _non_space_chars(text, 2, 9) == len(re.sub(r"\s+", "", text[2:9]))
+
+
+@pytest.mark.parametrize("row", HONEST, ids=[f"{r['source']}:{r['where']}" for r in HONEST])
+def test_fast_scans_equal_the_plain_scans_on_honest_text(row):
+    text = row["text"]
+    assert [m.span() for m in NUMBER_RE.finditer(text)] == [m.span() for m in REFERENCE_NUMBER_RE.finditer(text)]
+    for min_run in (4, 16, 64):
+        assert redact_number_lists(text, min_run)[1:] == reference_redact(text, min_run)
+
+
+def test_a_long_list_is_found_across_unicode_text_and_windows():
+    listing = ", ".join(str(i) for i in range(5000))  # longer than one scan window
+    text = "Ünïcödé prose ✓ " * 50 + listing + " — and €5 more " * 50
+    redacted, spans, n = redact_number_lists(text, 64, Deadline(None))
+    assert (spans, n) == reference_redact(text, 64) and n == 5000
+    assert redacted[spans[0][0] - 1 : spans[0][0] + 5] == "      " and "€5" in redacted

@@ -19,9 +19,14 @@ sees it. It has three rules, each a plain function with a measured threshold:
    (``"x=1, x=2, ..."``, ``"maybe 1. maybe 2. ..."``).
 3. **Node pasting** (:func:`node_char_share`). The share of the completion's non-whitespace
    characters that lie inside node matches (all occurrences; the boxed final answer counts on
-   neither side). A completion that is little more than node
-   strings (share > ``max_node_char_share``, with at least ``min_nodes_for_share`` covered nodes)
-   gets no node credit.
+   neither side). A completion whose final answer is wrong (``acc = 0``) and that is little more
+   than node strings (share >= ``max_node_char_share``, with at least ``min_nodes_for_share``
+   covered nodes) gets no node credit. A completion with a verified answer is never judged by
+   this rule: node strings leading to the right answer are a terse derivation, not a paste
+   (before this gate the rule zeroed 14 honest MATH-500 references that are one equation chain,
+   ``f(-2) = 5(-2)^2 + 3(-2) + 4 = 5(4) - 6 + 4 = \\boxed{18}``), and such a completion already
+   earns ``acc``. A paste pays only where node credit is all the reward there is, a wrong
+   answer, and there the rule holds: whatever the node file, no right answer loses node credit.
 
 Thresholds were set on honest text (see ``training_recipes/README.md``, "Reward-hacking guard"):
 the longest list run in 10,122 honest solutions (800 Qwen2.5-Math CoT samples, 7,473 GSM8K train
@@ -57,13 +62,31 @@ __all__ = [
 ]
 
 #: A numeric literal: ``12``, ``-3``, ``1,000``, ``2.5``, ``.75``; not the digits of ``x_24`` or ``a1``.
-NUMBER_RE = re.compile(r"(?<![\w.])[-−]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?!\w)|(?<![\w.])\.\d+(?!\w)")
+#: The language of ``(?<![\w.])[-−]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?!\w)|(?<![\w.])\.\d+(?!\w)``,
+#: written to start with one character class (a sign, a point or a digit) so that the regex
+#: engine skips every other character at C speed; the look-behind then tests the character
+#: before it (same matches, a property test checks it; about 2x faster).
+NUMBER_RE = re.compile(
+    r"[-−.\d](?<![\w.][-−.\d])"
+    r"(?:(?<=[-−])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"  # a sign, then the number
+    r"|(?<=\d)(?:\d{0,2}(?:,\d{3})+|\d*)(?:\.\d+)?"  # a digit was read: the rest of the number
+    r"|(?<=\.)\d+)(?!\w)"  # .75
+)
 
 #: What may stand between two numbers of one list: separators only, no operator, no word.
 _LIST_SEPARATOR_RE = re.compile(
     r"^(?:\s|[,;|&]|\\\\|\\[,;:! ]|\\quad|\\qquad|\\ldots|\\dots|\\cdots|\.\.\.|…|\band\b|\bor\b)*$"
 )
-
+#: Every character a list run can hold: those of numeric literals and of separators. A run of
+#: ``k`` numbers lies inside a stretch of these of at least ``2k - 1`` characters (two numbers
+#: are never adjacent: the second would have to start with a sign or a point right after a
+#: digit, which ``NUMBER_RE``'s look-behind refuses), so only such stretches are scanned number
+#: by number; in honest text there are few.
+_LIST_CHARS = r"\d\s.,;:!|&\\\-−…acdlnoqrstu"
+_LIST_CHAR_RE = re.compile(f"[{_LIST_CHARS}]")
+#: UTF-8 bytes -> 1 where the character may belong to a list run (:data:`_LIST_CHARS`; every
+#: byte of a non-ASCII character, conservatively), else 0.
+_LIST_BYTES = bytes(1 if b >= 0x80 or _LIST_CHAR_RE.match(chr(b)) else 0 for b in range(256))
 
 @dataclass(frozen=True)
 class GuardConfig:
@@ -102,8 +125,8 @@ class GuardReport:
     number_spam: bool = False
 
 
-#: Whitespace as ``str.isspace`` sees it (``re``'s ``\s`` uses the same Unicode test).
-_SPACE_RE = re.compile(r"\s+")
+#: The ASCII characters ``str.isspace`` (and ``re``'s ``\s``, the same Unicode test) calls whitespace.
+_ASCII_SPACES = "".join(c for c in map(chr, range(128)) if c.isspace())
 #: Characters a regex scans between two deadline checks; a window then extends to just after
 #: the next character that cannot touch a match (see :func:`_finditer`), so no match is cut.
 _WINDOW = 1 << 14
@@ -115,27 +138,72 @@ _ANY_CUT = re.compile(r"[\s\S]")
 
 
 def _non_space_chars(text: str, start: int = 0, end: int | None = None) -> int:
-    """Non-whitespace characters of ``text[start:end]``, counted at C speed."""
-    return len(_SPACE_RE.sub("", text[start:end]))
+    """Non-whitespace characters of ``text[start:end]``, counted at C speed (ASCII text: its
+    length less a count of each whitespace character; other text: the lengths of ``split()``).
+
+    >>> _non_space_chars("x = 5\\n y"), _non_space_chars("a\\u2003b c", 1)
+    (4, 2)
+    """
+    part = text if start == 0 and end is None else text[start:end]
+    if part.isascii():
+        return len(part) - sum(map(part.count, _ASCII_SPACES))
+    return sum(map(len, part.split()))
 
 
-def _finditer(pattern: re.Pattern, text: str, deadline: Deadline | None, pos: int = 0,
-              cut: re.Pattern = _NUMBER_CUT):
-    """``pattern.finditer(text, pos)``, scanned window by window with a ``deadline`` check in
-    between, so a megabyte is not one long uninterruptible scan. Each window ends just after a
+def _windows(text: str, deadline: Deadline | None, pos: int = 0, cut: re.Pattern = _NUMBER_CUT,
+             endpos: int | None = None):
+    """``(start, end)`` windows covering ``text[pos:endpos]``, with a ``deadline`` check before
+    each, so a megabyte is not one long uninterruptible scan. Each window ends just after a
     character ``cut`` matches: one that no match contains and whose neighbours match the same way
-    with or without it (the results are those of one scan)."""
+    with or without it (scanning window by window finds what one scan finds)."""
+    length = len(text) if endpos is None else endpos
     if deadline is None:
-        yield from pattern.finditer(text, pos)
+        if pos < length:
+            yield pos, length
         return
-    length = len(text)
     while pos < length:
         deadline.check()
         end = min(length, pos + _WINDOW)
         if end < length:
-            safe = cut.search(text, end)
+            safe = cut.search(text, end, length)
             end = safe.start() + 1 if safe else length
-        yield from pattern.finditer(text, pos, end)
+        yield pos, end
+        pos = end
+
+
+def _finditer(pattern: re.Pattern, text: str, deadline: Deadline | None, pos: int = 0,
+              cut: re.Pattern = _NUMBER_CUT, endpos: int | None = None):
+    """``pattern.finditer(text, pos, endpos)``, scanned window by window (:func:`_windows`)."""
+    for start, end in _windows(text, deadline, pos, cut, endpos):
+        yield from pattern.finditer(text, start, end)
+
+
+def _list_stretches(text: str, min_chars: int, deadline: Deadline | None):
+    """``(start, end)`` of the maximal stretches of ``text`` that may hold a list run and are at
+    least ``min_chars`` long (every run lies inside one; a stretch may also hold non-ASCII
+    characters that no run has). Found on the UTF-8 bytes at C speed: one translation to 0/1
+    flags and substring searches, then character offsets counted stretch by stretch."""
+    data = text.encode("utf-8", "surrogatepass")
+    flags = data.translate(_LIST_BYTES)
+    need = b"\x01" * max(1, min_chars)
+    same = len(data) == len(text)  # ASCII: byte and character offsets agree
+    pos = char_pos = 0  # a byte offset (a character boundary) and its character offset
+    while True:
+        if deadline is not None:
+            deadline.check()
+        at = flags.find(need, pos)
+        if at < 0:
+            return
+        # a stretch starts and ends at an ASCII byte (a 0 flag) or an end: character boundaries
+        start = max(pos, flags.rfind(b"\x00", pos, at) + 1)
+        end = flags.find(b"\x00", at)
+        end = len(flags) if end < 0 else end
+        if same:
+            yield start, end
+        else:
+            char_start = char_pos + len(data[pos:start].decode("utf-8", "surrogatepass"))
+            char_pos = char_start + len(data[start:end].decode("utf-8", "surrogatepass"))
+            yield char_start, char_pos
         pos = end
 
 
@@ -144,6 +212,8 @@ def redact_number_lists(text: str, min_run: int, deadline: Deadline | None = Non
     """Blank every list run of at least ``min_run`` numbers (within ``deadline``, if given).
 
     Returns ``(redacted_text, spans, n_numbers_redacted)``; ``redacted_text`` has the input's length.
+    Only the stretches that can hold such a run (see :data:`_LIST_CHARS`) are scanned number by
+    number; the rest of the text costs one C-level scan.
 
     >>> redact_number_lists("a 1, 2, 3, 4 b", 4)
     ('a            b', [(2, 12)], 4)
@@ -152,20 +222,9 @@ def redact_number_lists(text: str, min_run: int, deadline: Deadline | None = Non
     """
     spans: list[tuple[int, int]] = []
     n_redacted = 0
-    first = previous = None  # the first and the last number of the current run
-    run = 0
-    for match in _finditer(NUMBER_RE, text, deadline):  # streamed: a stopped scan frees little
-        if previous is not None and _LIST_SEPARATOR_RE.match(text[previous.end() : match.start()]):
-            run += 1
-        else:
-            if first is not None and run >= min_run:
-                spans.append((first.start(), previous.end()))
-                n_redacted += run
-            first, run = match, 1
-        previous = match
-    if first is not None and run >= min_run:
-        spans.append((first.start(), previous.end()))
-        n_redacted += run
+    for start, end in _list_stretches(text, 2 * min_run - 1, deadline):
+        # one character past the stretch, so that a number's look-ahead sees what follows it
+        n_redacted += _list_runs(text, start, min(len(text), end + 1), min_run, deadline, spans)
     if not spans:
         return text, spans, 0
     pieces, cursor = [], 0
@@ -177,13 +236,38 @@ def redact_number_lists(text: str, min_run: int, deadline: Deadline | None = Non
     return "".join(pieces), spans, n_redacted
 
 
+def _list_runs(text: str, pos: int, endpos: int, min_run: int, deadline: Deadline | None,
+               spans: list[tuple[int, int]]) -> int:
+    """Append the list runs of at least ``min_run`` numbers in ``text[pos:endpos]`` to ``spans``;
+    return how many numbers they hold."""
+    n_redacted = 0
+    first = previous = None  # the first and the last number of the current run
+    run = 0
+    for match in _finditer(NUMBER_RE, text, deadline, pos, endpos=endpos):  # streamed: a stopped scan frees little
+        if previous is not None and _LIST_SEPARATOR_RE.match(text[previous.end() : match.start()]):
+            run += 1
+        else:
+            if first is not None and run >= min_run:
+                spans.append((first.start(), previous.end()))
+                n_redacted += run
+            first, run = match, 1
+        previous = match
+    if first is not None and run >= min_run:
+        spans.append((first.start(), previous.end()))
+        n_redacted += run
+    return n_redacted
+
+
 def number_spam(text: str, config: GuardConfig, deadline: Deadline | None = None) -> tuple[bool, int, float]:
     """Rule 2: ``(is_spam, distinct_numbers, density per 1000 non-space chars)``.
 
     >>> number_spam(", ".join(f"x={i}" for i in range(100)), GuardConfig())[0]
     True
     """
-    distinct = {m.group().replace(",", "").replace("−", "-") for m in _finditer(NUMBER_RE, text, deadline)}
+    literals: set[str] = set()
+    for start, end in _windows(text, deadline):
+        literals.update(NUMBER_RE.findall(text, start, end))  # strings, no match objects: C speed
+    distinct = {literal.replace(",", "").replace("−", "-") for literal in literals}
     density = 1000.0 * len(distinct) / max(1, _non_space_chars(text))
     spam = len(distinct) >= config.min_distinct_numbers and density > config.max_number_density
     return spam, len(distinct), density

@@ -5,7 +5,8 @@ This module is the only place the rewards touch the metrics library. Per complet
 1. the guard (:mod:`training_recipes.guards`) blanks long number lists and flags number spam;
 2. ``consensus_metrics.score_trajectory`` gives ``acc`` (math-verify on the text
    after the last ``</think>``) and ``ncr`` (covered nodes / k) on the guarded text;
-3. the node-pasting rule drops node credit when matched node spans make up most of the text.
+3. the node-pasting rule drops node credit when matched node spans make up most of the text of
+   a completion whose final answer is wrong.
 
 ``acc`` is always computed on the original completion, never on the guarded text. When node
 credit is not needed (``need_nodes=False``, the plain ``outcome`` reward) nodes are not matched
@@ -192,7 +193,8 @@ def _score_within(text: str, nodes: list, answer: str, guard: GuardConfig, need_
         left = deadline.remaining()
         if left <= 0:
             raise BudgetExceeded()
-        score = consensus_metrics.score_trajectory(t, n, answer, budget_s=None if left == float("inf") else left * share)
+        score = consensus_metrics.score_trajectory(t, n, answer, budget_s=None if left == float("inf") else left * share,
+                                                   count_tokens=False)  # no TPN in a reward
         if score.get("timed_out"):
             raise BudgetExceeded()
         return score
@@ -215,7 +217,7 @@ def _score_within(text: str, nodes: list, answer: str, guard: GuardConfig, need_
         acc = float(verdict["acc"])
     result = CompletionScore(acc=acc, ncr=float(score["ncr"] or 0.0), covered=covered,
                              guard="number_list" if report.redacted_spans else "")
-    if share_rule:
+    if share_rule and not acc:  # rule 3 judges wrong answers only (see guards, "Node pasting")
         spans = [(p[0], p[1]) for p in (score.get("positions") or {}).values()]
         if _node_share(text, nodes, covered, spans, deadline) >= guard.max_node_char_share:
             result.ncr, result.guard = 0.0, "node_pasting"
