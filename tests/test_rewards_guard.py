@@ -21,6 +21,8 @@ from training_recipes.guards import (
     NUMBER_RE,
     GuardConfig,
     _non_space_chars,
+    distinct_numbers,
+    distinct_numbers_bound,
     inspect_completion,
     node_char_share,
     number_spam,
@@ -169,3 +171,45 @@ def test_a_long_list_is_found_across_unicode_text_and_windows():
     redacted, spans, n = redact_number_lists(text, 64, Deadline(None))
     assert (spans, n) == reference_redact(text, 64) and n == 5000
     assert redacted[spans[0][0] - 1 : spans[0][0] + 5] == "      " and "€5" in redacted
+
+
+# words, Greek letters, accents, Unicode digits and minus signs, surrogates: every class the
+# number regex tells apart
+BOUND_PIECES = LIST_PIECES + ["π", "α2", "2π", "x−3", "−", "٣", "١٢", "_", "é5", "5é", "’", "\u2003", "\xa0", "1.5.6"]
+# the same few literals in every kind of context (a literal's fate depends on its neighbours)
+CORES = ["-2", "−2", "2", "-2.5", "2.5", "1,000", "1,000.5", ".5", "12", "-.5", "3.4.5"]
+CONTEXTS = ["", " ", "π", "a", "_", "é", ".", ",", "-", "’", "x", "٣", "\u2003", "1"]
+in_contexts = st.lists(st.tuples(st.sampled_from(CONTEXTS), st.sampled_from(CORES), st.sampled_from(CONTEXTS))
+                       .map("".join), max_size=4).map(" ".join)
+bound_text = st.one_of(in_contexts, st.lists(st.one_of(a_run, st.sampled_from(BOUND_PIECES)), max_size=120).map("".join))
+
+
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=bound_text)
+def test_the_distinct_number_bound_is_an_upper_bound(text):
+    bound = distinct_numbers_bound(text)
+    exact = len({m.group().replace(",", "").replace("−", "-") for m in REFERENCE_NUMBER_RE.finditer(text)})
+    assert distinct_numbers(text) == exact
+    assert bound is None or bound >= exact
+    if bound is None:
+        assert any(c.isdecimal() and not c.isascii() for c in text)
+
+
+@pytest.mark.parametrize("row", HONEST, ids=[f"{r['source']}:{r['where']}" for r in HONEST])
+def test_the_bound_spares_the_count_on_honest_text_and_decides_alike(row):
+    fast = number_spam(row["text"], GuardConfig())
+    assert distinct_numbers(row["text"]) == row["distinct_numbers"]
+    exact_spam = row["distinct_numbers"] >= 64 and 1000 * row["distinct_numbers"] / _non_space_chars(row["text"]) > 60
+    assert fast[0] == exact_spam is False
+
+
+@pytest.mark.parametrize("core", CORES)
+def test_the_bound_holds_for_a_literal_in_two_contexts(core):
+    # a piece's literals change with its neighbours ("a-2" holds 2, " -2" holds -2): the bound
+    # must see the neighbours' classes
+    for left in CONTEXTS:
+        for other_left in CONTEXTS:
+            for right, other_right in ((" ", " "), (left, other_left)):
+                text = f"{left}{core}{right} {other_left}{core}{other_right}"
+                bound = distinct_numbers_bound(text)
+                assert bound is None or bound >= distinct_numbers(text), text

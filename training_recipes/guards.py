@@ -55,6 +55,8 @@ __all__ = [
     "GuardReport",
     "NUMBER_RE",
     "boxed_spans",
+    "distinct_numbers",
+    "distinct_numbers_bound",
     "inspect_completion",
     "node_char_share",
     "number_spam",
@@ -114,19 +116,22 @@ class GuardReport:
     """What the guard saw in one completion.
 
     ``text`` is the completion with long number lists blanked (same length as the input);
-    ``redacted_spans`` are their ``(start, end)`` character offsets.
+    ``redacted_spans`` are their ``(start, end)`` character offsets. ``distinct_numbers`` and
+    ``number_density`` are ``None`` when rule 2 did not need to count (see :func:`number_spam`).
     """
 
     text: str
     redacted_spans: list[tuple[int, int]] = field(default_factory=list)
     redacted_numbers: int = 0
-    distinct_numbers: int = 0
-    number_density: float = 0.0
+    distinct_numbers: int | None = 0
+    number_density: float | None = 0.0
     number_spam: bool = False
 
 
 #: The ASCII characters ``str.isspace`` (and ``re``'s ``\s``, the same Unicode test) calls whitespace.
 _ASCII_SPACES = "".join(c for c in map(chr, range(128)) if c.isspace())
+_ASCII_SPACE_BYTES = _ASCII_SPACES.encode()
+_ASCII_BYTES = bytes(range(128))
 #: Characters a regex scans between two deadline checks; a window then extends to just after
 #: the next character that cannot touch a match (see :func:`_finditer`), so no match is cut.
 _WINDOW = 1 << 14
@@ -137,17 +142,29 @@ _NUMBER_CUT = re.compile(r"[^\w.,\-−]")
 _ANY_CUT = re.compile(r"[\s\S]")
 
 
+def _utf8(text: str) -> tuple[bytes, set[str]]:
+    """``text`` as UTF-8 (lone surrogates kept) and the set of its non-ASCII characters, both at
+    C speed (the second from the bytes left when the ASCII ones are deleted)."""
+    data = text.encode("utf-8", "surrogatepass")
+    if len(data) == len(text):
+        return data, set()
+    return data, set(data.translate(None, _ASCII_BYTES).decode("utf-8", "surrogatepass"))
+
+
 def _non_space_chars(text: str, start: int = 0, end: int | None = None) -> int:
-    """Non-whitespace characters of ``text[start:end]``, counted at C speed (ASCII text: its
-    length less a count of each whitespace character; other text: the lengths of ``split()``).
+    """Non-whitespace characters of ``text[start:end]``, counted at C speed: its length less the
+    ASCII whitespace bytes of its UTF-8 form and a count of each non-ASCII space it holds.
 
     >>> _non_space_chars("x = 5\\n y"), _non_space_chars("a\\u2003b c", 1)
     (4, 2)
     """
     part = text if start == 0 and end is None else text[start:end]
-    if part.isascii():
-        return len(part) - sum(map(part.count, _ASCII_SPACES))
-    return sum(map(len, part.split()))
+    data, others = _utf8(part)
+    spaces = len(data) - len(data.translate(None, _ASCII_SPACE_BYTES))
+    for char in others:
+        if char.isspace():
+            spaces += part.count(char)
+    return len(part) - spaces
 
 
 def _windows(text: str, deadline: Deadline | None, pos: int = 0, cut: re.Pattern = _NUMBER_CUT,
@@ -258,19 +275,89 @@ def _list_runs(text: str, pos: int, endpos: int, min_run: int, deadline: Deadlin
     return n_redacted
 
 
-def number_spam(text: str, config: GuardConfig, deadline: Deadline | None = None) -> tuple[bool, int, float]:
+def number_spam(text: str, config: GuardConfig, deadline: Deadline | None = None
+                ) -> tuple[bool, int | None, float | None]:
     """Rule 2: ``(is_spam, distinct_numbers, density per 1000 non-space chars)``.
 
-    >>> number_spam(", ".join(f"x={i}" for i in range(100)), GuardConfig())[0]
-    True
+    The exact count (:func:`distinct_numbers`, a regex scan) runs only when spam is possible:
+    when :func:`distinct_numbers_bound` already keeps the count below the thresholds, the answer
+    is ``(False, None, None)`` (honest text, nearly always).
+
+    >>> spam, distinct, density = number_spam(", ".join(f"x={i}" for i in range(100)), GuardConfig())
+    >>> spam, distinct, round(density, 1)
+    (True, 100, 204.5)
+    >>> number_spam("So 48/2 = 24 clips in May.", GuardConfig())
+    (False, None, None)
+    """
+    if deadline is not None:
+        deadline.check()
+    non_space = max(1, _non_space_chars(text))
+    bound = distinct_numbers_bound(text)
+    if bound is not None and (bound < config.min_distinct_numbers
+                              or 1000.0 * bound / non_space <= config.max_number_density):
+        return False, None, None
+    distinct = distinct_numbers(text, deadline)
+    density = 1000.0 * distinct / non_space
+    return distinct >= config.min_distinct_numbers and density > config.max_number_density, distinct, density
+
+
+def distinct_numbers(text: str, deadline: Deadline | None = None) -> int:
+    """How many different numeric literals (:data:`NUMBER_RE`) ``text`` holds, thousands
+    separators dropped and ``−`` read as ``-`` (``1,000`` and ``1000`` are one number).
+
+    >>> distinct_numbers("x = 1,000 or 1000, y = −2 and -2; z = 2.5")
+    3
     """
     literals: set[str] = set()
     for start, end in _windows(text, deadline):
         literals.update(NUMBER_RE.findall(text, start, end))  # strings, no match objects: C speed
-    distinct = {literal.replace(",", "").replace("−", "-") for literal in literals}
-    density = 1000.0 * len(distinct) / max(1, _non_space_chars(text))
-    spam = len(distinct) >= config.min_distinct_numbers and density > config.max_number_density
-    return spam, len(distinct), density
+    return len({literal.replace(",", "").replace("−", "-") for literal in literals})
+
+
+#: UTF-8 bytes -> what :data:`NUMBER_RE` tells apart: digits, ``.``, ``,`` and ``-`` stay, other
+#: ASCII word characters become ``a``, everything else a space (non-ASCII word characters are
+#: replaced by ``a`` before; any other non-ASCII character is neither a word character nor part
+#: of a literal).
+_SHAPE_BYTES = bytes(c if chr(c) in "0123456789.,-" else 0x61 if re.match(r"\w", chr(c)) and c < 128 else 0x20
+                     for c in range(256))
+_DIGIT_GROUP_BYTES = bytes(c if 0x30 <= c <= 0x39 else 0x20 for c in range(256))
+_WORD_CHAR_RE = re.compile(r"\w")
+#: More distinct non-ASCII word characters than this (a text in another script): no bound.
+_MAX_WORD_CHARS = 32
+
+
+def distinct_numbers_bound(text: str) -> int | None:
+    """An upper bound on :func:`distinct_numbers` at C speed, or ``None`` when the text holds
+    non-ASCII digits (a literal may contain them) or many non-ASCII letters.
+
+    Whether a literal starts or ends somewhere depends only on the characters there and one on
+    either side, and ``NUMBER_RE`` tells them apart only as digits, ``.``, ``,``, a sign, other
+    word characters, or anything else. So map every character to that class (``−`` to ``-``,
+    letters to ``a``, the rest to spaces), cut the text at the spaces: equal pieces hold equal
+    literals, and each literal holds at least one whole digit group of its piece. The bound is
+    the number of digit groups of the distinct pieces.
+
+    >>> text = ", ".join(f"x={i}" for i in range(100))
+    >>> distinct_numbers_bound(text) >= distinct_numbers(text) == 100
+    True
+    >>> distinct_numbers_bound("Step 1: x = 2. Step 2: x = 2.")
+    3
+    """
+    if "−" in text:
+        text = text.replace("−", "-")
+    data, others = _utf8(text)
+    if others:
+        if any(char.isdecimal() for char in others):  # re's \d is Unicode's Nd, str.isdecimal
+            return None
+        letters = [char for char in others if _WORD_CHAR_RE.match(char)]
+        if len(letters) > _MAX_WORD_CHARS:
+            return None
+        for letter in letters:
+            text = text.replace(letter, "a")
+        if letters:
+            data = text.encode("utf-8", "surrogatepass")
+    pieces = set(data.translate(_SHAPE_BYTES).split())
+    return len(b" ".join(pieces).translate(_DIGIT_GROUP_BYTES).split())
 
 
 _BRACE_RE = re.compile(r"[{}]")
