@@ -35,7 +35,8 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from . import sandbox
-from .anchors import find_anchor, form_anchors, occurrence_bound, text_may_contain
+from .anchors import (find_anchor, form_anchors, non_ascii_chars, occurrence_bound, present_alternatives,
+                      text_may_contain)
 from .budget import NO_DEADLINE, BudgetExceeded, Deadline
 from .nodes import Node, coerce_nodes
 from .normalize import FUNC, ID, NUM, SEGMENT_CACHE_CHARS, Tokens, plain_str, tokenize_cached
@@ -227,6 +228,40 @@ def _form_segments(text: str, lowered: str | None, groups, known: _Segments, dea
             yield start, end
 
 
+def _has_digit(group: tuple) -> bool:
+    return any(ch.isdigit() for alt in group for ch in alt)
+
+
+def _choose_first(text: str, lowered: str | None, keys: list, groups: list, counted: dict, occurs: dict) -> bool:
+    """Put first the group of ``groups`` (a form's present anchor groups, ``keys`` their cache
+    keys) whose occurrences are the segments to look in: the rarest numeral group in this text
+    (occurrence counts at C speed), or the rarest group when there is none; the others need only
+    occur. False when one does not occur at all (the form cannot occur). A form of one group
+    needs none of this: its segment stream finds whether it occurs."""
+    numeric = [k for k, group in enumerate(groups) if _has_digit(group)] or range(len(groups))
+    best = best_count = -1
+    for k in numeric:
+        count = counted.get(keys[k])
+        if count is None:
+            count = counted[keys[k]] = occurrence_bound(text, groups[k], lowered)
+        if not count:
+            return False
+        if best < 0 or count < best_count:
+            best, best_count = k, count
+    for k, group in enumerate(groups):
+        if k not in numeric:
+            seen = occurs.get(keys[k])
+            if seen is None:
+                seen = occurs[keys[k]] = any(
+                    find_anchor(lowered if alt[0] == "~" and lowered is not None else text,
+                                alt[1:] if alt[0] == "~" else alt) >= 0 for alt in group)
+            if not seen:
+                return False
+    if best:
+        groups.insert(0, groups.pop(best))
+    return True
+
+
 class SegmentPlan:
     """:func:`plan_segments` found on demand: the candidate segments of one text for a problem's
     forms, in text order, each found only when the scan reaches it.
@@ -251,27 +286,27 @@ class SegmentPlan:
         self.bounds: dict[int, int] = {}
         self.plan: dict[int, list[int]] = {}
         lowered = None
-        counted: dict[tuple, int] = {}  # a problem's forms share groups (its numbers, "=")
+        others = non_ascii_chars(text)
+        present: dict[tuple, tuple] = {}  # group -> its alternatives that can occur in this text
+        counted: dict[tuple, int] = {}  # group -> occurrence bound (a problem's forms share groups)
+        occurs: dict[tuple, bool] = {}
         known = _Segments(text)
         self._streams = []  # (segments of one group of forms, its form indices)
-        for groups, form_ids, has_word in _anchor_plan(tuple(forms)):
+        for all_groups, form_ids, has_word in _anchor_plan(tuple(forms)):
             if has_word and lowered is None:
                 lowered = text.lower()
-            counts = []
-            for group in groups:
-                count = counted.get(group)
-                if count is None:
-                    count = counted[group] = occurrence_bound(text, group, lowered)
-                if not count:
+            groups = []
+            for group in all_groups:
+                here = present.get(group)
+                if here is None:  # alternatives with a character the text lacks are never looked for
+                    here = present[group] = present_alternatives(group, others)
+                if not here:
                     break
-                counts.append(count)
+                groups.append(here)
             else:
-                # the rarest group in this text first: its occurrences are the segments to check
-                # the other groups in (the static order guesses; the counts know)
-                rarest = min(range(len(counts)), key=counts.__getitem__) if len(counts) > 1 else 0
-                if rarest:
-                    groups = (groups[rarest], *groups[:rarest], *groups[rarest + 1:])
-                self._streams.append((_form_segments(text, lowered, groups, known, deadline), form_ids))
+                if len(groups) > 1 and not _choose_first(text, lowered, all_groups, groups, counted, occurs):
+                    continue
+                self._streams.append((_form_segments(text, lowered, tuple(groups), known, deadline), form_ids))
         self._heap: list[tuple[int, int, int]] | None = None  # (start, end, stream) of each stream's next segment
         self._advance: list[int] = []  # streams whose segment was handed out: move them on when asked again
 

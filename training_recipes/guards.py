@@ -142,13 +142,22 @@ _NUMBER_CUT = re.compile(r"[^\w.,\-−]")
 _ANY_CUT = re.compile(r"[\s\S]")
 
 
-def _utf8(text: str) -> tuple[bytes, set[str]]:
+_LAST_UTF8: tuple = (None, b"", frozenset())
+
+
+def _utf8(text: str) -> tuple[bytes, frozenset]:
     """``text`` as UTF-8 (lone surrogates kept) and the set of its non-ASCII characters, both at
-    C speed (the second from the bytes left when the ASCII ones are deleted)."""
+    C speed (the second from the bytes left when the ASCII ones are deleted). The last text's
+    are kept: the guard's rules ask for the same completion's in turn."""
+    global _LAST_UTF8
+    last = _LAST_UTF8
+    if last[0] is text:
+        return last[1], last[2]
     data = text.encode("utf-8", "surrogatepass")
-    if len(data) == len(text):
-        return data, set()
-    return data, set(data.translate(None, _ASCII_BYTES).decode("utf-8", "surrogatepass"))
+    others = frozenset() if len(data) == len(text) else frozenset(
+        data.translate(None, _ASCII_BYTES).decode("utf-8", "surrogatepass"))
+    _LAST_UTF8 = (text, data, others)
+    return data, others
 
 
 def _non_space_chars(text: str, start: int = 0, end: int | None = None) -> int:
@@ -200,7 +209,7 @@ def _list_stretches(text: str, min_chars: int, deadline: Deadline | None):
     least ``min_chars`` long (every run lies inside one; a stretch may also hold non-ASCII
     characters that no run has). Found on the UTF-8 bytes at C speed: one translation to 0/1
     flags and substring searches, then character offsets counted stretch by stretch."""
-    data = text.encode("utf-8", "surrogatepass")
+    data = _utf8(text)[0]
     flags = data.translate(_LIST_BYTES)
     need = b"\x01" * max(1, min_chars)
     same = len(data) == len(text)  # ASCII: byte and character offsets agree
@@ -343,19 +352,17 @@ def distinct_numbers_bound(text: str) -> int | None:
     >>> distinct_numbers_bound("Step 1: x = 2. Step 2: x = 2.")
     3
     """
-    if "−" in text:
-        text = text.replace("−", "-")
     data, others = _utf8(text)
     if others:
-        if any(char.isdecimal() for char in others):  # re's \d is Unicode's Nd, str.isdecimal
+        if any(char.isdecimal() for char in others):  # re's \\d is Unicode's Nd, str.isdecimal
             return None
         letters = [char for char in others if _WORD_CHAR_RE.match(char)]
         if len(letters) > _MAX_WORD_CHARS:
             return None
-        for letter in letters:
-            text = text.replace(letter, "a")
-        if letters:
-            data = text.encode("utf-8", "surrogatepass")
+        # UTF-8 is self-synchronising: replacing a character's bytes replaces that character
+        for char in letters + ["−"]:
+            if char in others:
+                data = data.replace(char.encode("utf-8", "surrogatepass"), b"-" if char == "−" else b"a")
     pieces = set(data.translate(_SHAPE_BYTES).split())
     return len(b" ".join(pieces).translate(_DIGIT_GROUP_BYTES).split())
 
