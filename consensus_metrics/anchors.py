@@ -255,21 +255,39 @@ def occurrence_bound(text: str, alts, lowered: str | None = None) -> int:
 
 
 _ASCII_BYTES = bytes(range(128))
+_LAST_VIEW: tuple = (None, b"", frozenset())
+
+
+def utf8_view(text: str) -> tuple[bytes, frozenset]:
+    """``text`` as UTF-8 (lone surrogates kept) and the set of its non-ASCII characters, both at
+    C speed (the second from the bytes left when the ASCII ones are deleted). The last text's are
+    kept (by identity): the reward's guard and the matcher ask for the same completion's in turn.
+
+    >>> utf8_view("x² = 1")
+    (b'x\\xc2\\xb2 = 1', frozenset({'²'}))
+    """
+    global _LAST_VIEW
+    last = _LAST_VIEW
+    if last[0] is text:
+        return last[1], last[2]
+    data = text.encode("utf-8", "surrogatepass")
+    others = frozenset() if len(data) == len(text) else frozenset(
+        data.translate(None, _ASCII_BYTES).decode("utf-8", "surrogatepass"))
+    _LAST_VIEW = (text, data, others)
+    return data, others
 
 
 def non_ascii_chars(text: str) -> frozenset:
-    """The non-ASCII characters ``text`` holds, found at C speed (from its UTF-8 bytes less the
-    ASCII ones): an anchor with a character outside them cannot occur, so neither counting nor
-    searching it is needed (superscripts, vulgar fractions, ``≡`` are anchors of most numbers
-    and equations and absent from most texts).
+    """The non-ASCII characters ``text`` holds (:func:`utf8_view`): an anchor with a character
+    outside them cannot occur, so neither counting nor searching it is needed (superscripts,
+    vulgar fractions, ``≡`` are anchors of most numbers and equations and absent from most texts).
 
     >>> sorted(non_ascii_chars("x² = ¾ of 4")), non_ascii_chars("plain")
     (['²', '¾'], frozenset())
     """
     if text.isascii():
         return frozenset()
-    data = text.encode("utf-8", "surrogatepass")
-    return frozenset(data.translate(None, _ASCII_BYTES).decode("utf-8", "surrogatepass"))
+    return utf8_view(text)[1]
 
 
 def present_alternatives(alts: tuple, others: frozenset) -> tuple:

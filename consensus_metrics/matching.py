@@ -235,12 +235,13 @@ def _has_digit(group: tuple) -> bool:
 def _choose_first(text: str, lowered: str | None, keys: list, groups: list, counted: dict, occurs: dict) -> bool:
     """Put first the group of ``groups`` (a form's present anchor groups, ``keys`` their cache
     keys) whose occurrences are the segments to look in: the rarest numeral group in this text
-    (occurrence counts at C speed), or the rarest group when there is none; the others need only
-    occur. False when one does not occur at all (the form cannot occur). A form of one group
-    needs none of this: its segment stream finds whether it occurs."""
+    (occurrence counts at C speed; a single one needs no count), or the rarest group when there
+    is none; the others need only occur. False when one does not occur at all (the form cannot
+    occur). A form of one group needs none of this: its segment stream finds whether it occurs."""
     numeric = [k for k, group in enumerate(groups) if _has_digit(group)] or range(len(groups))
-    best = best_count = -1
-    for k in numeric:
+    best = numeric[0] if len(numeric) == 1 else -1  # nothing to choose: its stream finds whether it occurs
+    best_count = -1
+    for k in numeric if best < 0 else ():
         count = counted.get(keys[k])
         if count is None:
             count = counted[keys[k]] = occurrence_bound(text, groups[k], lowered)

@@ -48,6 +48,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from consensus_metrics.anchors import utf8_view
 from consensus_metrics.budget import Deadline
 
 __all__ = [
@@ -131,7 +132,6 @@ class GuardReport:
 #: The ASCII characters ``str.isspace`` (and ``re``'s ``\s``, the same Unicode test) calls whitespace.
 _ASCII_SPACES = "".join(c for c in map(chr, range(128)) if c.isspace())
 _ASCII_SPACE_BYTES = _ASCII_SPACES.encode()
-_ASCII_BYTES = bytes(range(128))
 #: Characters a regex scans between two deadline checks; a window then extends to just after
 #: the next character that cannot touch a match (see :func:`_finditer`), so no match is cut.
 _WINDOW = 1 << 14
@@ -142,22 +142,9 @@ _NUMBER_CUT = re.compile(r"[^\w.,\-−]")
 _ANY_CUT = re.compile(r"[\s\S]")
 
 
-_LAST_UTF8: tuple = (None, b"", frozenset())
-
-
-def _utf8(text: str) -> tuple[bytes, frozenset]:
-    """``text`` as UTF-8 (lone surrogates kept) and the set of its non-ASCII characters, both at
-    C speed (the second from the bytes left when the ASCII ones are deleted). The last text's
-    are kept: the guard's rules ask for the same completion's in turn."""
-    global _LAST_UTF8
-    last = _LAST_UTF8
-    if last[0] is text:
-        return last[1], last[2]
-    data = text.encode("utf-8", "surrogatepass")
-    others = frozenset() if len(data) == len(text) else frozenset(
-        data.translate(None, _ASCII_BYTES).decode("utf-8", "surrogatepass"))
-    _LAST_UTF8 = (text, data, others)
-    return data, others
+#: ``text`` as UTF-8 and the set of its non-ASCII characters, at C speed; the matcher asks for the
+#: same completion's next, and gets them again without encoding it twice.
+_utf8 = utf8_view
 
 
 def _non_space_chars(text: str, start: int = 0, end: int | None = None) -> int:
