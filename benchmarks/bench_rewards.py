@@ -157,7 +157,7 @@ def prepare_problems(answers, nodes, workers) -> None:
 def throughput(args, completions, answers, nodes) -> dict:
     """Seconds per batch for each mode and worker count (printed as a table), with each mode's
     time over ``outcome/mv-only`` at the same worker count."""
-    print(f"{'reward':<18}{'workers':>8}{'s/batch':>10}{'ms/compl':>10}{'mean':>8}")
+    print(f"{'reward':<18}{'workers':>8}{'s/batch':>10}{'ms/compl':>10}{'mean':>8}{'timed out':>11}")
     seconds = {}
     for mode in args.modes:
         for workers in args.workers:
@@ -166,8 +166,10 @@ def throughput(args, completions, answers, nodes) -> dict:
             else:
                 reward = consensus_reward(mode, workers=workers)
             seconds[mode, workers], rewards = time_reward(reward, completions, answers, nodes, args.repeats)
+            scored = [r for r in rewards if r is not None]  # None: out of the time budget
             print(f"{mode:<18}{workers:>8}{seconds[mode, workers]:>10.2f}"
-                  f"{1000 * seconds[mode, workers] / len(completions):>10.2f}{statistics.mean(rewards):>8.3f}", flush=True)
+                  f"{1000 * seconds[mode, workers] / len(completions):>10.2f}"
+                  f"{statistics.mean(scored) if scored else float('nan'):>8.3f}{len(rewards) - len(scored):>11}", flush=True)
     for workers in args.workers:
         base = seconds.get(("outcome/mv-only", workers))
         if base:
@@ -243,6 +245,8 @@ def guard_report(args, records, all_records) -> None:
                f"{statistics.mean(b for _, b in defined):.4f}") if defined else ""
         print(f"  {name}: {len(rows)} texts ({len(defined)} with nodes), guard fired on {len(fired)}, "
               f"ncr changed on {changed}{ncr}")
+        if changed > sum(1 for _, res in fired if res[0] is not None and res[0] != res[1]):
+            print("    (an ncr change without a rule firing: a time-bounded symbolic check decided differently)")
         for row, res in fired[:10]:
             print(f"    {row[3]}: ncr {res[0]} -> {res[1]} ({res[2]})")
         total += len(rows)
@@ -255,9 +259,10 @@ def guard_report(args, records, all_records) -> None:
     pasted = " ; ".join(n["text"] for n in rec["nodes"])
     stopped = 0
     attacks = {**ATTACKS, "pasted nodes": pasted}
-    for name, text in attacks.items():
-        a = score_completions([text], [rec["answer"]], [rec["nodes"]], guard=GuardConfig())[0]
-        b = score_completions([text], [rec["answer"]], [rec["nodes"]], guard=GuardConfig(enabled=False))[0]
+    for name, text in attacks.items():  # a long budget: unguarded, a list is one long sentence to tokenise
+        a = score_completions([text], [rec["answer"]], [rec["nodes"]], guard=GuardConfig(), budget_s=10.0)[0]
+        b = score_completions([text], [rec["answer"]], [rec["nodes"]], guard=GuardConfig(enabled=False),
+                              budget_s=10.0)[0]
         stopped += bool(b.ncr) and not a.ncr
         print(f"  {name:<14} {b.ncr:.3f} -> {a.ncr:.3f} ({a.guard or 'not fired'})")
     print(f"attacks stopped: {stopped} of {len(attacks)}")
