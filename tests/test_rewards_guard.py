@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis_profiles import examples
 
-from consensus_metrics.budget import Deadline
+from consensus_metrics.budget import BudgetExceeded, Deadline
 from training_recipes.guards import (
     _LIST_SEPARATOR_RE,
     NUMBER_RE,
@@ -213,3 +213,21 @@ def test_the_bound_holds_for_a_literal_in_two_contexts(core):
                 text = f"{left}{core}{right} {other_left}{core}{other_right}"
                 bound = distinct_numbers_bound(text)
                 assert bound is None or bound >= distinct_numbers(text), text
+
+
+def test_the_bound_holds_window_by_window_on_long_text():
+    # longer than one scan window: bounded piece by piece, the sum still bounds the whole
+    pieces = [f"{left}{core}{right}" for core in CORES for left in CONTEXTS if left != "٣" for right in (" ", "a", ".")]
+    text = " ".join(pieces * 8) + " " + ", ".join(f"x={i}" for i in range(3000)) + " " + "9" * 40_000
+    assert len(text) > 5 * (1 << 14)
+    assert distinct_numbers_bound(text, Deadline(None)) >= distinct_numbers(text)
+    # stopping early once the bound exceeds what must be ruled out still returns more than that
+    assert distinct_numbers_bound(text, Deadline(None), stop_above=100) > 100
+
+
+def test_a_megabyte_number_list_is_spam_and_its_count_stops_at_the_deadline():
+    text = " ".join(str(i) for i in range(200_000))
+    assert number_spam(text, GuardConfig(), Deadline(None))[0]
+    expired = Deadline(0.0)
+    with pytest.raises(BudgetExceeded):
+        number_spam(text, GuardConfig(), expired)
