@@ -144,7 +144,8 @@ def prepare_problems(answers, nodes, workers) -> None:
     for _, problem_nodes in problems.values():
         match_nodes_ex("", problem_nodes, symbolic=False)  # forms, anchors, relations: no text
     c2 = time.process_time()
-    print(f"once per problem and process ({len(problems)} problems): parsing the gold {1e3 * (c1 - c0) / len(problems):.3f} ms, "
+    print(f"once per problem and process ({len(problems)} problems): parsing the gold "
+          f"{1e3 * (c1 - c0) / len(problems):.3f} ms, "
           f"preparing the nodes {1e3 * (c2 - c1) / len(problems):.3f} ms (CPU; done by every process before the timing "
           "below, as for the later completions of a GRPO group)")
     dummies = ["\\boxed{0}"] * len(answers)
@@ -169,7 +170,8 @@ def throughput(args, completions, answers, nodes) -> dict:
             scored = [r for r in rewards if r is not None]  # None: out of the time budget
             print(f"{mode:<18}{workers:>8}{seconds[mode, workers]:>10.2f}"
                   f"{1000 * seconds[mode, workers] / len(completions):>10.2f}"
-                  f"{statistics.mean(scored) if scored else float('nan'):>8.3f}{len(rewards) - len(scored):>11}", flush=True)
+                  f"{statistics.mean(scored) if scored else float('nan'):>8.3f}{len(rewards) - len(scored):>11}",
+                  flush=True)
     for workers in args.workers:
         base = seconds.get(("outcome/mv-only", workers))
         if base:
@@ -218,7 +220,8 @@ def _fired(texts, answers, nodes) -> list[tuple[float | None, float | None, str]
     for i, n in enumerate(nodes):
         if not n:
             report = inspect_completion(texts[i], config)
-            out[i] = (None, None, "number_spam" if report.number_spam else "number_list" if report.redacted_spans else "")
+            rule = "number_spam" if report.number_spam else "number_list" if report.redacted_spans else ""
+            out[i] = (None, None, rule)
     return out
 
 
@@ -226,7 +229,8 @@ def guard_report(args, records, all_records) -> None:
     import staged_runs
 
     t0 = time.perf_counter()
-    corpora = [("shipped reference solutions", [(r["solution"], r["answer"], r["nodes"], r.get("id")) for r in records])]
+    corpora = [("shipped reference solutions",
+                [(r["solution"], r["answer"], r["nodes"], r.get("id")) for r in records])]
     raw = Path(args.raw)
     if (raw / "trajectories").is_dir() or (raw / "qwen25math_math_cot_100").is_dir():
         runs = [(text, gold, record["nodes"] if record else [], f"{name}: {record['id'] if record else 'unshipped'}")

@@ -29,9 +29,9 @@ from __future__ import annotations
 import re
 import threading
 from bisect import bisect_right, insort
-from heapq import heappop, heappush
 from collections import OrderedDict
 from functools import lru_cache
+from heapq import heappop, heappush
 from typing import NamedTuple
 
 from . import sandbox

@@ -175,13 +175,15 @@ def test_a_long_list_is_found_across_unicode_text_and_windows():
 
 # words, Greek letters, accents, Unicode digits and minus signs, surrogates: every class the
 # number regex tells apart
-BOUND_PIECES = LIST_PIECES + ["π", "α2", "2π", "x−3", "−", "٣", "١٢", "_", "é5", "5é", "’", "\u2003", "\xa0", "1.5.6"]
+BOUND_PIECES = LIST_PIECES + ["π", "α2", "2π", "x−3", "−", "٣", "١٢", "_", "é5", "5é", "’", "\u2003", "\xa0",
+                              "1.5.6"]
 # the same few literals in every kind of context (a literal's fate depends on its neighbours)
 CORES = ["-2", "−2", "2", "-2.5", "2.5", "1,000", "1,000.5", ".5", "12", "-.5", "3.4.5"]
 CONTEXTS = ["", " ", "π", "a", "_", "é", ".", ",", "-", "’", "x", "٣", "\u2003", "1"]
 in_contexts = st.lists(st.tuples(st.sampled_from(CONTEXTS), st.sampled_from(CORES), st.sampled_from(CONTEXTS))
                        .map("".join), max_size=4).map(" ".join)
-bound_text = st.one_of(in_contexts, st.lists(st.one_of(a_run, st.sampled_from(BOUND_PIECES)), max_size=120).map("".join))
+bound_text = st.one_of(in_contexts,
+                       st.lists(st.one_of(a_run, st.sampled_from(BOUND_PIECES)), max_size=120).map("".join))
 
 
 @settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -217,7 +219,8 @@ def test_the_bound_holds_for_a_literal_in_two_contexts(core):
 
 def test_the_bound_holds_window_by_window_on_long_text():
     # longer than one scan window: bounded piece by piece, the sum still bounds the whole
-    pieces = [f"{left}{core}{right}" for core in CORES for left in CONTEXTS if left != "٣" for right in (" ", "a", ".")]
+    pieces = [f"{left}{core}{right}" for core in CORES for left in CONTEXTS if left != "٣"
+              for right in (" ", "a", ".")]
     text = " ".join(pieces * 8) + " " + ", ".join(f"x={i}" for i in range(3000)) + " " + "9" * 40_000
     assert len(text) > 5 * (1 << 14)
     assert distinct_numbers_bound(text, Deadline(None)) >= distinct_numbers(text)

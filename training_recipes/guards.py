@@ -331,7 +331,8 @@ def _literal_spans(shape: bytes) -> int:
     (1, 2, 2, 3)
     """
     n = len(shape)
-    starts = [i for i in range(n) if (shape[i] == 0x31 or shape[i] in (0x6D, 0x70) and i + 1 < n and shape[i + 1] == 0x31)
+    starts = [i for i in range(n)
+              if (shape[i] == 0x31 or shape[i] in (0x6D, 0x70) and i + 1 < n and shape[i + 1] == 0x31)
               and (i == 0 or shape[i - 1] in (0x63, 0x6D))]
     ends = [j for j in range(1, n + 1) if shape[j - 1] == 0x31 and (j == n or shape[j] != 0x31)]
     return sum(1 for i in starts for j in ends if j > i)

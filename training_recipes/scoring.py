@@ -193,8 +193,8 @@ def _score_within(text: str, nodes: list, answer: str, guard: GuardConfig, need_
         left = deadline.remaining()
         if left <= 0:
             raise BudgetExceeded()
-        score = consensus_metrics.score_trajectory(t, n, answer, budget_s=None if left == float("inf") else left * share,
-                                                   count_tokens=False)  # no TPN in a reward
+        budget_s = None if left == float("inf") else left * share
+        score = consensus_metrics.score_trajectory(t, n, answer, budget_s=budget_s, count_tokens=False)  # no TPN here
         if score.get("timed_out"):
             raise BudgetExceeded()
         return score
