@@ -5,12 +5,13 @@ This module is the only place the rewards touch the metrics library. Per complet
 1. the guard (:mod:`training_recipes.guards`) blanks long number lists and flags number spam;
 2. ``consensus_metrics.score_trajectory`` gives ``acc`` (math-verify on the text
    after the last ``</think>``) and ``ncr`` (covered nodes / k) on the guarded text;
-3. the node-pasting rule drops node credit when matched node spans make up most of the text of
-   a completion whose final answer is wrong.
+3. the node-pasting rule drops node credit when matched node spans make up most of the text.
 
 ``acc`` is always computed on the original completion, never on the guarded text. When node
 credit is not needed (``need_nodes=False``, the plain ``outcome`` reward) nodes are not matched
 at all: the cost is math-verify only. With ``workers > 1`` all three steps run in worker processes.
+The node-pasting rule judges only completions whose final answer is wrong (see
+:mod:`training_recipes.guards`, rule 3), and no step counts tokens (a reward needs no TPN).
 
 All three steps share one hard time budget per completion (``budget_s``): the guard and the
 node-pasting rule check the same deadline as the scorer, so scoring a completion ends within the
