@@ -54,9 +54,11 @@ def long_traces(raw: Path, records: list[dict], tokenizer, lengths, limit: int,
     The longest staged outputs of ``benchmark`` that hold ``max(lengths)`` tokens (``tokenizer``,
     no special tokens) are taken; each is cut after its ``n``-th token -- the head of a real
     trace, thinking as the model wrote it -- and ends with a boxed answer, right for every second
-    one, as in a batch of rollouts. Returns ``{n: [(text, nodes, gold answer), ...]}``.
+    one, as in a batch of rollouts (a Sky-T1 trace's thought closed and the answer in a solution
+    block, as the model writes it). Returns ``{n: [(text, nodes, gold answer), ...]}``.
     """
     longest = max(lengths)
+    begin, end = "<|begin_of_thought|>", "\n<|end_of_thought|>\n\n<|begin_of_solution|>\n"
     candidates = [(len(text), name, record, text) for name, record, text in run_outputs(raw, records, (benchmark,))
                   if len(text) >= 2 * longest]  # fewer characters cannot hold that many tokens
     candidates.sort(key=lambda c: (-c[0], c[1], c[2]["id"]))
@@ -71,7 +73,11 @@ def long_traces(raw: Path, records: list[dict], tokenizer, lengths, limit: int,
         answer = record["answer"] if taken % 2 == 0 else record["answer"] + "1"
         for n in lengths:
             head = text[: offsets[n - 1][1]]
-            out[n].append((head + f"\n\nThe answer is \\boxed{{{answer}}}.", record["nodes"], record["answer"]))
+            # a cut Sky-T1 trace is closed the way the model closes it, so that the answer is
+            # where the metric looks for it (after the thought, in the solution block)
+            close = (end, "\n<|end_of_solution|>") if begin in head and end.strip() not in head else ("\n\n", "")
+            out[n].append((head + close[0] + f"The answer is \\boxed{{{answer}}}." + close[1], record["nodes"],
+                           record["answer"]))
         taken += 1
     return out
 
