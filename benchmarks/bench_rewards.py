@@ -279,15 +279,18 @@ def guard_report(args, records, all_records) -> None:
         return
     print(f"\nattacks against {rec.get('id')} ({len(rec['nodes'])} nodes; no right answer): ncr guard off -> on")
     pasted = " ; ".join(n["text"] for n in rec["nodes"])
-    stopped = 0
+    stopped = working = 0
     attacks = {**ATTACKS, "pasted nodes": pasted}
     for name, text in attacks.items():  # a long budget: unguarded, a list is one long sentence to tokenise
         a = score_completions([text], [rec["answer"]], [rec["nodes"]], guard=GuardConfig(), budget_s=10.0)[0]
         b = score_completions([text], [rec["answer"]], [rec["nodes"]], guard=GuardConfig(enabled=False),
                               budget_s=10.0)[0]
+        working += bool(b.ncr)
         stopped += bool(b.ncr) and not a.ncr
         print(f"  {name:<14} {b.ncr:.3f} -> {a.ncr:.3f} ({a.guard or 'not fired'})")
-    print(f"attacks stopped: {stopped} of {len(attacks)}")
+    print(f"attacks stopped: {stopped} of the {working} that earn node credit without the guard"
+          + (f" ({len(attacks) - working} earn none even unguarded: these nodes are not credited that way)"
+             if working < len(attacks) else ""))
 
 
 def main(argv=None) -> int:
