@@ -56,8 +56,9 @@ def texts() -> dict[str, str]:
         "1 MB prose": _fill(PROSE) + " \\boxed{18}",
         "1 MB number list": " ".join(str(i) for i in range(200_000))[:MB],
         "1 MB x=i list": ", ".join(f"x={i}" for i in range(150_000))[:MB],
-        "1 MB pasted nodes": _fill(pasted) + " \\boxed{18}",
-        "1 MB half pasted": _fill(pasted + PROSE) + " \\boxed{18}",
+        # a wrong answer: the node-pasting rule judges only those, so it runs on these two
+        "1 MB pasted nodes": _fill(pasted) + " \\boxed{17}",
+        "1 MB half pasted": _fill(pasted + PROSE) + " \\boxed{17}",
         "1 MB equations": "\n".join(f"{i} + {i} = {2 * i}" for i in range(80_000))[:MB],
         "1 MB one number": "9" * MB,
         "1 MB braces": "{" * (MB // 2) + "}" * (MB // 2),

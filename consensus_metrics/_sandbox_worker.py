@@ -1,4 +1,6 @@
-"""The sandbox worker process: answers JSON-line requests on stdin (see :mod:`.sandbox`).
+"""The sandbox worker process: answers requests on stdin (a JSON line each, long string arguments
+as raw UTF-8 after it: :func:`consensus_metrics.sandbox.encode_request`) with JSON lines on stdout
+(see :mod:`.sandbox`).
 
 Runs only whitelisted operations on strings: ``ping``, ``verify`` (math-verify answer check),
 ``equivalent`` (symbolic equivalence of two small validated LaTeX spans). It is single-threaded,
@@ -41,13 +43,18 @@ def main() -> None:
         symbolic.equivalent_in_process("x^{2}+1", "1+x^{2}", "expr")
     except Exception:
         pass
+    from consensus_metrics.sandbox import read_request
+
     out = sys.stdout
     out.write(json.dumps({"id": "ready"}) + "\n")
     out.flush()
-    for line in sys.stdin:
+    stdin = sys.stdin.buffer
+    while True:
         req = None
         try:
-            req = json.loads(line)
+            req = read_request(stdin)  # a JSON line, then the raw UTF-8 of long string arguments
+            if req is None:  # the parent closed the pipe
+                break
             handler = handlers[req["op"]]
             reply = {"id": req["id"], "result": handler(req.get("args", {}), float(req.get("timeout", 1.0)))}
         except Exception as exc:  # reported to the caller, the worker keeps serving

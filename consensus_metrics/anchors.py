@@ -263,6 +263,62 @@ def occurrence_bound(text: str, alts, lowered: str | None = None) -> int:
     return total
 
 
+_ASCII_BYTES = bytes(range(128))
+_LAST_VIEW: tuple = (None, b"", frozenset())
+
+
+def utf8_view(text: str) -> tuple[bytes, frozenset]:
+    """``text`` as UTF-8 (lone surrogates kept) and the set of its non-ASCII characters, both at
+    C speed (the second from the bytes left when the ASCII ones are deleted). The last text's are
+    kept (by identity): the reward's guard and the matcher ask for the same completion's in turn.
+
+    >>> utf8_view("x² = 1")
+    (b'x\\xc2\\xb2 = 1', frozenset({'²'}))
+    """
+    global _LAST_VIEW
+    last = _LAST_VIEW
+    if last[0] is text:
+        return last[1], last[2]
+    data = text.encode("utf-8", "surrogatepass")
+    others = frozenset() if len(data) == len(text) else frozenset(
+        data.translate(None, _ASCII_BYTES).decode("utf-8", "surrogatepass"))
+    _LAST_VIEW = (text, data, others)
+    return data, others
+
+
+def non_ascii_chars(text: str) -> frozenset:
+    """The non-ASCII characters ``text`` holds (:func:`utf8_view`): an anchor with a character
+    outside them cannot occur, so neither counting nor searching it is needed (superscripts,
+    vulgar fractions, ``≡`` are anchors of most numbers and equations and absent from most texts).
+
+    >>> sorted(non_ascii_chars("x² = ¾ of 4")), non_ascii_chars("plain")
+    (['²', '¾'], frozenset())
+    """
+    if text.isascii():
+        return frozenset()
+    return utf8_view(text)[1]
+
+
+def present_alternatives(alts: tuple, others: frozenset) -> tuple:
+    """The alternatives of an anchor group that can occur in a text whose non-ASCII characters
+    are ``others`` (:func:`non_ascii_chars`); word anchors are kept (they are searched in the
+    lower-cased text, which may hold other characters).
+
+    >>> present_alternatives(("#24", "²⁴"), frozenset("²")), present_alternatives((VULGAR_ANCHOR,), frozenset("½"))
+    (('#24',), ('¼½¾⅓⅔⅛',))
+    """
+    kept = []
+    for alt in alts:
+        if alt.isascii() or alt[0] == "~":
+            kept.append(alt)
+        elif alt == VULGAR_ANCHOR:
+            if any(ch in others for ch in alt):
+                kept.append(alt)
+        elif all(ch.isascii() or ch in others for ch in alt):
+            kept.append(alt)
+    return tuple(kept)
+
+
 def text_may_contain(text: str, groups, lowered: str | None = None) -> bool:
     """True unless some anchor group has no alternative in ``text``."""
     for alts in groups:

@@ -32,10 +32,12 @@ import threading
 from bisect import bisect_right, insort
 from collections import OrderedDict
 from functools import lru_cache
+from heapq import heappop, heappush
 from typing import NamedTuple
 
 from . import sandbox
-from .anchors import find_anchor, form_anchors, occurrence_bound, text_may_contain
+from .anchors import (find_anchor, form_anchors, non_ascii_chars, occurrence_bound, present_alternatives,
+                      text_may_contain)
 from .budget import NO_DEADLINE, BudgetExceeded, Deadline
 from .chaining import ChainFollower
 from .nodes import Node, coerce_nodes
@@ -186,42 +188,168 @@ def plan_segments(text: str, forms, deadline: Deadline = NO_DEADLINE):
 
     Segments are the sentences/lines of the text (:func:`segments`); a form is a candidate in a
     segment only if all its anchor groups occur there (:mod:`consensus_metrics.anchors`). Only
-    the segments around anchor occurrences are delimited, not the whole text.
+    the segments around anchor occurrences are delimited, not the whole text. This is
+    :class:`SegmentPlan` walked to the end (the matcher walks it only as far as it needs).
     """
-    lowered = None
-    counted: dict[tuple, int] = {}  # a problem's forms share groups (its numbers, "=")
-    candidates = []
-    for groups, form_ids, has_word in _anchor_plan(tuple(forms)):
-        if has_word and lowered is None:
-            lowered = text.lower()
-        counts = []
-        for group in groups:
-            count = counted.get(group)
-            if count is None:
-                count = counted[group] = occurrence_bound(text, group, lowered)
-            if not count:
-                break
-            counts.append(count)
-        else:
-            # the rarest group in this text first: its occurrences are the segments to check
-            # the other groups in (the static order guesses; the counts know)
-            rarest = min(range(len(counts)), key=counts.__getitem__) if len(counts) > 1 else 0
-            if rarest:
-                groups = (groups[rarest], *groups[:rarest], *groups[rarest + 1:])
-            candidates.append((groups, form_ids))
-    bounds: dict[int, int] = {}
-    plan: dict[int, list[int]] = {}
-    known = _Segments(text)
-    for groups, form_ids in candidates:
-        found = _anchor_segments(text, lowered, groups, known, deadline)
-        if found is None:  # no anchor to go by: every segment
-            starts = segments(text)
-            found = dict(zip(starts, starts[1:] + [len(text)]))
-        for start, end in found.items():
-            bounds[start] = end
-            plan.setdefault(start, []).extend(form_ids)
-        deadline.check()
-    return bounds, plan
+    planner = SegmentPlan(text, forms, deadline)
+    for _ in planner.walk():
+        pass
+    return planner.bounds, planner.plan
+
+
+def _form_segments(text: str, lowered: str | None, groups, known: _Segments, deadline: Deadline):
+    """The segments holding every anchor group of one form, ``(start, end)`` in text order, found
+    one at a time (the lazy form of :func:`_anchor_segments`; every segment for a form without
+    anchors)."""
+    hay = text
+    if groups and any(alt[0] == "~" for alt in groups[0]):  # word anchors are case-insensitive
+        hay = lowered if lowered is not None and len(lowered) == len(text) else None
+    if not groups or hay is None:  # no anchor to go by: every segment
+        starts = segments(text)
+        yield from zip(starts, starts[1:] + [len(text)])
+        return
+    rest = groups[1:]
+    needles = [alt[1:] if alt[0] == "~" else alt for alt in groups[0]]
+    ahead = [find_anchor(hay, needle) for needle in needles]  # each alternative's next occurrence
+    steps = 0
+    while True:
+        at = -1
+        for pos in ahead:
+            if pos >= 0 and (at < 0 or pos < at):
+                at = pos
+        if at < 0:
+            return
+        steps += 1
+        if not steps & 255:
+            deadline.check()
+        start, end = known.around(at)
+        for i, pos in enumerate(ahead):
+            if 0 <= pos < end:  # the rest of this segment is counted now
+                ahead[i] = find_anchor(hay, needles[i], end)
+        if not rest or text_may_contain(text[start:end], rest):
+            yield start, end
+
+
+def _has_digit(group: tuple) -> bool:
+    return any(ch.isdigit() for alt in group for ch in alt)
+
+
+def _choose_first(text: str, lowered: str | None, keys: list, groups: list, counted: dict, occurs: dict) -> bool:
+    """Put first the group of ``groups`` (a form's present anchor groups, ``keys`` their cache
+    keys) whose occurrences are the segments to look in: the rarest numeral group in this text
+    (occurrence counts at C speed; a single one needs no count), or the rarest group when there
+    is none; the others need only occur. False when one does not occur at all (the form cannot
+    occur). A form of one group needs none of this: its segment stream finds whether it occurs."""
+    numeric = [k for k, group in enumerate(groups) if _has_digit(group)] or range(len(groups))
+    best = numeric[0] if len(numeric) == 1 else -1  # nothing to choose: its stream finds whether it occurs
+    best_count = -1
+    for k in numeric if best < 0 else ():
+        count = counted.get(keys[k])
+        if count is None:
+            count = counted[keys[k]] = occurrence_bound(text, groups[k], lowered)
+        if not count:
+            return False
+        if best < 0 or count < best_count:
+            best, best_count = k, count
+    for k, group in enumerate(groups):
+        if k not in numeric:
+            seen = occurs.get(keys[k])
+            if seen is None:
+                seen = occurs[keys[k]] = any(
+                    find_anchor(lowered if alt[0] == "~" and lowered is not None else text,
+                                alt[1:] if alt[0] == "~" else alt) >= 0 for alt in group)
+            if not seen:
+                return False
+    if best:
+        groups.insert(0, groups.pop(best))
+    return True
+
+
+class SegmentPlan:
+    """:func:`plan_segments` found on demand: the candidate segments of one text for a problem's
+    forms, in text order, each found only when the scan reaches it.
+
+    The matcher settles a node at the first segment holding one of its forms, so on a long text
+    most candidate segments of a covered node need never be delimited: every group of forms
+    (forms with the same anchor groups) is a stream of its segments (:func:`_form_segments`),
+    the streams are merged by segment start, and a stream whose forms are no longer wanted
+    (their nodes are covered) is not followed further. ``bounds`` and ``plan`` hold what was
+    found so far, with the dicts of :func:`plan_segments`; a form whose stream was followed to
+    its end has all its segments there.
+
+    >>> planner = SegmentPlan("x = 2. Then y = 7. And 2 + 5 = 7.", ["x = 2", "7"])
+    >>> next(planner.walk()), planner.plan
+    (0, {0: [0]})
+    >>> list(planner.walk()), planner.plan
+    ([0, 7, 19], {0: [0], 7: [1], 19: [1]})
+    """
+
+    def __init__(self, text: str, forms, deadline: Deadline = NO_DEADLINE):
+        self.deadline = deadline
+        self.bounds: dict[int, int] = {}
+        self.plan: dict[int, list[int]] = {}
+        lowered = None
+        others = non_ascii_chars(text)
+        present: dict[tuple, tuple] = {}  # group -> its alternatives that can occur in this text
+        counted: dict[tuple, int] = {}  # group -> occurrence bound (a problem's forms share groups)
+        occurs: dict[tuple, bool] = {}
+        known = _Segments(text)
+        self._streams = []  # (segments of one group of forms, its form indices)
+        for all_groups, form_ids, has_word in _anchor_plan(tuple(forms)):
+            if has_word and lowered is None:
+                lowered = text.lower()
+            groups = []
+            for group in all_groups:
+                here = present.get(group)
+                if here is None:  # alternatives with a character the text lacks are never looked for
+                    here = present[group] = present_alternatives(group, others)
+                if not here:
+                    break
+                groups.append(here)
+            else:
+                if len(groups) > 1 and not _choose_first(text, lowered, all_groups, groups, counted, occurs):
+                    continue
+                self._streams.append((_form_segments(text, lowered, tuple(groups), known, deadline), form_ids))
+        self._heap: list[tuple[int, int, int]] | None = None  # (start, end, stream) of each stream's next segment
+        self._advance: list[int] = []  # streams whose segment was handed out: move them on when asked again
+
+    def _follow(self, stream: int, wanted) -> None:
+        segments_of, form_ids = self._streams[stream]
+        if wanted is None or any(wanted(f) for f in form_ids):
+            found = next(segments_of, None)
+            if found is not None:
+                heappush(self._heap, (found[0], found[1], stream))
+
+    def walk(self, wanted=None):
+        """Starts of the candidate segments, ascending: those found by earlier walks, then new
+        ones. ``wanted(form index)`` (asked again before each step) says which forms still matter;
+        a segment none of whose forms matter is skipped and their streams are dropped. Each
+        segment's forms are in ``plan`` and its end in ``bounds`` when its start is yielded."""
+        yield from sorted(self.plan)
+        if self._heap is None:
+            self._heap = []
+            for stream in range(len(self._streams)):
+                self._follow(stream, wanted)
+        heap, plan = self._heap, self.plan
+        while True:
+            for stream in self._advance:
+                self._follow(stream, wanted)
+            self._advance.clear()
+            if not heap:
+                return
+            start = heap[0][0]
+            ids: list[int] = []
+            while heap and heap[0][0] == start:
+                _, end, stream = heappop(heap)
+                form_ids = self._streams[stream][1]
+                if wanted is None or any(wanted(f) for f in form_ids):
+                    self.bounds[start] = end
+                    ids.extend(form_ids)
+                    self._advance.append(stream)
+            self.deadline.check()
+            if ids:
+                plan[start] = ids
+                yield start
 
 
 _local = threading.local()
@@ -541,14 +669,15 @@ def match_text(text: str, nodes: list[Node], deadline: Deadline, symbolic=None, 
     a caller catching :class:`BudgetExceeded` sees the nodes settled so far.
     """
     flat, forms = _prepared(tuple(node.forms for node in nodes))
-    bounds, plan = plan_segments(text, forms, deadline)
+    planner = SegmentPlan(text, forms, deadline)  # segments found as the scan reaches them
+    bounds, plan = planner.bounds, planner.plan
     results = [] if results is None else results
     results.extend(NodeMatch(node.id, False) for node in nodes)
     open_nodes = set(range(len(nodes)))
     indexes: dict[int, TextIndex] = {}
 
     def scan(checker, eligible) -> None:
-        for k in sorted(plan):
+        for k in planner.walk(lambda f: flat[f][0] in eligible):
             pending: dict[int, list[str]] = {}
             for f in plan[k]:
                 n, form = flat[f]

@@ -30,7 +30,7 @@ COUNT_SHARE = 0.2
 
 def score_trajectory(text: str, nodes, answer: str, tokenizer=None, budget_s: float | None = DEFAULT_BUDGET_S,
                      symbolic: bool = True, counter: TokenCounter | None = None,
-                     think_format: ThinkFormat | str | None = None) -> dict:
+                     think_format: ThinkFormat | str | None = None, count_tokens: bool = True) -> dict:
     """Score one trajectory: Acc, NCR, TPN and what is needed to inspect them.
 
     Args:
@@ -47,6 +47,10 @@ def score_trajectory(text: str, nodes, answer: str, tokenizer=None, budget_s: fl
             ``<|end_of_thought|>``, inside a Sky-T1 solution block. ``ThinkFormat(prefilled=True)``
             (a chat template that opens ``<think>`` for the model) makes a text without a close
             marker an unclosed trace (acc 0).
+        count_tokens: ``False`` skips tokenising the text: ``n_tokens``, ``tpn`` and every
+            position's token index are ``None`` (for callers that need ``acc`` and ``ncr``
+            only, such as the RL rewards: on a 4k-token completion the count costs about a
+            fifth of the answer check), and matching may use the whole budget.
 
     Returns:
         ``{"acc", "ncr", "tpn", "n_tokens", "covered", "positions", "n_nodes", "pred",
@@ -60,7 +64,7 @@ def score_trajectory(text: str, nodes, answer: str, tokenizer=None, budget_s: fl
     counter = counter or TokenCounter(tokenizer)  # neither is loading a tokenizer by name (cached)
     deadline = Deadline(budget_s)
     answer_deadline = deadline.share(ANSWER_SHARE)
-    match_deadline = deadline.share(1 - COUNT_SHARE)  # leaves time for counting tokens
+    match_deadline = deadline.share(1 - COUNT_SHARE) if count_tokens else deadline  # time to count tokens
     # The answer check runs in the sandbox while the cheap matching rules run here; the symbolic
     # fallback uses the same sandbox, so it waits for the answer (``before_symbolic``).
     check = AnswerCheck(text, answer, answer_deadline, think_format)
@@ -70,13 +74,10 @@ def score_trajectory(text: str, nodes, answer: str, tokenizer=None, budget_s: fl
     finally:
         verdict = check.result()
     covered = [m for m in matches if m.covered]
-    positions = {}
-    try:
-        n_tokens = counter.count(text, deadline)
-        for m in covered:
-            positions[m.node_id] = [m.start, m.end, counter.token_index(text, m.end - 1)]
-    except BudgetExceeded:  # megabytes of text: the token count is unknown, so TPN is too
-        n_tokens, positions, match_timed_out = None, {m.node_id: [m.start, m.end, None] for m in covered}, True
+    if count_tokens:
+        n_tokens, positions, match_timed_out = _token_positions(text, covered, counter, deadline, match_timed_out)
+    else:
+        n_tokens, positions = None, {m.node_id: [m.start, m.end, None] for m in covered}
     e_m = max((p[2] for p in positions.values() if p[2] is not None), default=0)
     return {
         "acc": verdict["acc"],
@@ -91,6 +92,17 @@ def score_trajectory(text: str, nodes, answer: str, tokenizer=None, budget_s: fl
         "tpn_unit": counter.unit,
         "timed_out": bool(verdict["timed_out"] or match_timed_out),
     }
+
+
+def _token_positions(text: str, covered, counter: TokenCounter, deadline: Deadline, timed_out: bool):
+    """``(n_tokens, positions, timed_out)``: the token count and each covered node's
+    ``[start, end, e]``; past ``deadline`` the count (so TPN) is unknown and ``timed_out`` set."""
+    try:
+        n_tokens = counter.count(text, deadline)
+        positions = {m.node_id: [m.start, m.end, counter.token_index(text, m.end - 1)] for m in covered}
+        return n_tokens, positions, timed_out
+    except BudgetExceeded:  # megabytes of text: the token count is unknown, so TPN is too
+        return None, {m.node_id: [m.start, m.end, None] for m in covered}, True
 
 
 # ----------------------------------------------------------------------------- aggregation

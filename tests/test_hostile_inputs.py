@@ -159,3 +159,15 @@ def test_malformed_math_in_nodes_found_by_hypothesis(node):
     opened inside a TeX argument and closed after it (it crashed the tokenizer)."""
     for text in ("", "\\frac1,000 and x_{1} = 3", node):
         assert match_nodes(text, [node], symbolic=False) == match_nodes(text, [node], symbolic=False)
+
+
+@pytest.mark.parametrize("filler", ["é∑ ", "\ud800 x", "\\\\ \" \n", "\x00\x7f"])
+def test_long_answers_reach_the_sandbox_whole(filler):
+    # long string arguments travel as raw UTF-8 after the request line (sandbox.encode_request):
+    # every character, lone surrogates and quotes included, must arrive as sent
+    from consensus_metrics import sandbox
+
+    warmup()
+    text = filler * 2000 + " so the answer is \\boxed{42}"
+    assert sandbox.call("verify", {"gold": "42", "pred": text}, 10.0)["acc"] == 1
+    assert score_trajectory(text, ["42"], "42", budget_s=10.0)["acc"] == 1

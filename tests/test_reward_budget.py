@@ -63,7 +63,8 @@ def test_a_completion_out_of_time_is_timed_out_and_not_scored_again(monkeypatch)
 
 def test_a_megabyte_of_pasted_nodes_ends_near_the_budget():
     consensus_metrics.warmup()  # the sandbox start is not charged to any budget
-    text = (PASTED * (MB // len(PASTED) + 1))[:MB] + " \\boxed{18}"
+    # a wrong answer: the node-pasting rule judges wrong answers only, so it runs here
+    text = (PASTED * (MB // len(PASTED) + 1))[:MB] + " \\boxed{17}"
     budget = 0.5
     start = time.monotonic()
     (score,) = score_completions([text], ["18"], [NODES], budget_s=budget)

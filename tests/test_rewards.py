@@ -242,6 +242,25 @@ def test_attack_inside_a_right_solution_keeps_acc_but_not_list_credit():
     assert scores[0].acc == 1.0 and scores[0].ncr == 0.0 and scores[0].guard == "number_list"
 
 
+# a MATH-500 reference (algebra/849) that is one equation chain, and nodes on its links: the
+# node matches make up almost all of it, as in a paste
+CHAIN = "We have $f(-2) = 5(-2)^2 + 3(-2) + 4 = 5(4) -6 + 4 = \\boxed{18}$."
+CHAIN_NODES = [{"id": "n1", "text": "f(-2) = 5(-2)^2 + 3(-2) + 4", "kind": "equation"},
+               {"id": "n2", "text": "5(-2)^2 + 3(-2) + 4 = 5(4) -6 + 4", "kind": "equation"},
+               {"id": "n3", "text": "5(4) -6 + 4 = 18", "kind": "equation"}]
+
+
+def test_node_pasting_judges_wrong_answers_only():
+    reward = consensus_reward("linear")
+    right, = reward.score([CHAIN], ["18"], [CHAIN_NODES])
+    assert (right.acc, right.ncr, right.guard) == (1.0, 1.0, "")  # a terse derivation keeps its credit
+    pasted = " ; ".join(n["text"] for n in CHAIN_NODES)
+    wrong, = reward.score([pasted + " \\boxed{17}"], ["18"], [CHAIN_NODES])
+    assert (wrong.acc, wrong.ncr, wrong.guard) == (0.0, 0.0, "node_pasting")
+    unguarded, = consensus_reward("linear", guard=False).score([pasted + " \\boxed{17}"], ["18"], [CHAIN_NODES])
+    assert unguarded.ncr > 0.5  # the attack works without the guard
+
+
 @pytest.mark.parametrize("row", ROWS[:7], ids=[r["id"] for r in ROWS[:7]])
 def test_honest_reference_solutions_keep_full_credit(row):
     reward = consensus_reward("linear")

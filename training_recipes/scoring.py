@@ -12,6 +12,8 @@ This module is the only place the rewards touch the metrics library. Per complet
 ``acc`` is always computed on the original completion, never on the guarded text. When node
 credit is not needed (``need_nodes=False``, the plain ``outcome`` reward) nodes are not matched
 at all: the cost is math-verify only. With ``workers > 1`` all three steps run in worker processes.
+The node-pasting rule judges only completions whose final answer is wrong (see
+:mod:`training_recipes.guards`, rule 3), and no step counts tokens (a reward needs no TPN).
 
 All three steps share one hard time budget per completion (``budget_s``): the guard and the
 node-pasting rule check the same deadline as the scorer, so scoring a completion ends within the
@@ -194,8 +196,9 @@ def _score_within(text: str, nodes: list, answer: str, guard: GuardConfig, need_
         left = deadline.remaining()
         if left <= 0:
             raise BudgetExceeded()
-        score = consensus_metrics.score_trajectory(t, n, answer, budget_s=None if left == float("inf") else left * share,
-                                                   think_format=think_format)
+        budget_s = None if left == float("inf") else left * share
+        score = consensus_metrics.score_trajectory(t, n, answer, budget_s=budget_s, think_format=think_format,
+                                                   count_tokens=False)  # no TPN here
         if score.get("timed_out"):
             raise BudgetExceeded()
         return score
@@ -218,7 +221,7 @@ def _score_within(text: str, nodes: list, answer: str, guard: GuardConfig, need_
         acc = float(verdict["acc"])
     result = CompletionScore(acc=acc, ncr=float(score["ncr"] or 0.0), covered=covered,
                              guard="number_list" if report.redacted_spans else "")
-    if share_rule:
+    if share_rule and not acc:  # rule 3 judges wrong answers only (see guards, "Node pasting")
         spans = [(p[0], p[1]) for p in (score.get("positions") or {}).values()]
         if _node_share(text, nodes, covered, spans, deadline) >= guard.max_node_char_share:
             result.ncr, result.guard = 0.0, "node_pasting"
