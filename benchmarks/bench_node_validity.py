@@ -44,7 +44,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from consensus_metrics import match_nodes, relation_chains  # noqa: E402
-from node_builder.cli import AIME25_SOLUTIONS, SHIPPED  # noqa: E402
+from node_builder.shipped import AIME25_SOLUTIONS, SHIPPED  # noqa: E402
 from node_builder.filter import filter_problem  # noqa: E402
 from node_builder.importers import load_sources  # noqa: E402
 from node_builder.importers.gsm8k import split_final, strip_socratic_prefixes  # noqa: E402

@@ -15,7 +15,7 @@ Data flow::
       --checkpoints--> training_recipes.evaluate (lm-eval consensusbench tasks)
 
 ``model_name_or_path: embedded`` means the project's embedded SmolLM2-135M-Instruct folder
-(created on first use by ``lm_eval_tasks.embedded_model``).
+(created on first use by ``models.embedded_model``).
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ class RecipeArguments:
     """Arguments of the ConsensusPR recipe (everything that is not TRL's ``GRPOConfig``/``ModelConfig``)."""
 
     dataset_path: str = field(
-        default="lm_eval_tasks/consensusbench/data/gsm8k_train.jsonl",
+        default="training_recipes/data/gsm8k_train.jsonl",
         metadata={"help": "SPEC §2 JSONL training split (problem, answer, nodes)."},
     )
     max_train_samples: int | None = field(default=None, metadata={"help": "Use only the first N problems."})
@@ -101,7 +101,7 @@ def parse_args(argv: list[str] | None = None):
 def resolve_model_path(name: str | None) -> str:
     """``embedded`` (or unset) -> the embedded SmolLM2 folder, created on first use; else ``name``."""
     if not name or name == EMBEDDED_MODEL:
-        from lm_eval_tasks.embedded_model import ensure_embedded_model
+        from models.embedded_model import ensure_embedded_model
 
         return str(ensure_embedded_model())
     return name

@@ -25,7 +25,7 @@ template that opens ``<think>`` for the model (DeepSeek-R1 distills, QwQ) pass
 
 Export the training split to verl's parquet layout::
 
-    python -m training_recipes.verl_adapter --data lm_eval_tasks/consensusbench/data/gsm8k_train.jsonl \\
+    python -m training_recipes.verl_adapter --data training_recipes/data/gsm8k_train.jsonl \\
         --out data/consensusbench_gsm8k_train.parquet
 
 Example:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from node_builder.cli import shipped_sources
+from node_builder.shipped import shipped_sources
 from node_builder.filter import filter_problem
 from node_builder.importers import load_sources
 from node_builder.importers.model_runs import model_voice
