@@ -36,13 +36,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from fractions import Fraction
 
-from consensus_metrics.answer import DEFAULT_THINK_FORMAT
-from consensus_metrics.surds import rational, surd_value
 from node_builder.expand import value_text
-from node_builder.matcher import (canonical_key, commutative_key, order_free_key, relation_chains, split_relation,
-                                  standalone_numbers, tokenize_form)
+from node_builder.matcher import (DEFAULT_THINK_FORMAT, canonical_key, commutative_key, number_of, order_free_key,
+                                  rational, relation_chains, split_relation, standalone_numbers, surd_value,
+                                  tokenize_form)
 from node_builder.schema import Trajectory
 
 #: Longest side (characters) taken into a relation candidate: longer spans are derivations.
@@ -50,7 +48,6 @@ MAX_SIDE_CHARS = 80
 #: Smallest integer taken from prose as a value candidate (single digits occur by chance).
 MIN_PROSE_VALUE = 10
 
-_NUMBER_KEY = re.compile(r"^(neg )?#(\d+)(?:/(\d+))?$")
 _PLAIN_NUMBER = re.compile(r"^-?\d[\d,]*(?:\.\d+)?$")
 _LEADING_PROSE = re.compile(r"^(?:[*/^+=\s]+|(?:[A-Za-z’']{2,}|[A-Za-z])\s+(?=[\d.(\\$-]))+")
 _TRAILING_PROSE = re.compile(r"(?:[\s*/^+=-]+|\s+[A-Za-z’']{2,})+$")
@@ -79,17 +76,6 @@ class Cluster:
     @property
     def text(self) -> str:
         return max(self.surface.items(), key=lambda kv: (kv[1], -len(kv[0])))[0]
-
-
-def number_of(form: str | None) -> Fraction | None:
-    """The exact number a form denotes when it is a plain number (``'\\\\frac{3}{4}'``, ``'$18'``)."""
-    if not form:
-        return None
-    match = _NUMBER_KEY.match(canonical_key(form))
-    if not match:
-        return None
-    value = Fraction(int(match.group(2)), int(match.group(3) or 1))
-    return -value if match.group(1) else value
 
 
 def clean_side(side: str) -> str | None:

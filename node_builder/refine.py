@@ -46,12 +46,9 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
-from consensus_metrics.normalize import tokenize_form
-from consensus_metrics.surds import rational, surd_value
-from node_builder.matcher import canonical_key, covered, numbers_in
-
 from node_builder.expand import expand
-from node_builder.miner import Cluster, number_of
+from node_builder.matcher import canonical_key, covered, number_of, numbers_in, rational, surd_value, tokenize_form
+from node_builder.miner import Cluster
 from node_builder.number_words import number_words
 from node_builder.schema import Node, Problem
 
