@@ -4,10 +4,11 @@ second matcher here).
 Rule: every node_builder module that needs what the core decides about a text -- its canonical
 tokens, numbers, relation chains, matches, anchors, exact surd values, the final answer and the
 time budget that bounds it -- imports it from here, never from ``consensus_metrics`` itself, so
-the builder's view of the core is this one file. (The core's generic helpers that every package
-shares -- ``consensus_metrics.records`` for JSONL input with ``file:line`` errors,
-``consensus_metrics.outputs`` for output-path checks, ``consensus_metrics.argtypes`` for CLI
-argument types -- are no part of matching and are imported directly.)
+the builder's view of the core is this one file. (What every package shares with the core and
+that decides nothing about a text is imported directly: the node schema,
+``consensus_metrics.nodes``; ``consensus_metrics.records`` for JSONL input with ``file:line``
+errors; ``consensus_metrics.outputs`` for output-path checks; ``consensus_metrics.argtypes`` for
+CLI argument types.)
 
 Defined here, on top of the core:
 
