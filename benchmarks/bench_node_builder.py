@@ -1,6 +1,6 @@
 """Build speed of the rule-based pipeline: problems per second for each shipped file.
 
-    python benchmarks/bench_node_builder.py --raw ../shared/data/raw [--only gsm8k math500]
+    python benchmarks/bench_node_builder.py --raw RAW [--only gsm8k math500]      # RAW: node_builder/README.md
 
 Runs ``node_builder build-all`` stages in-process per file (fresh temporary work dirs, fsync on,
 as in real builds) and prints seconds, problems/s and nodes for each, plus the total. The full

@@ -1,7 +1,7 @@
 """Node validity on solutions the nodes were NOT built from; prints the figures, and with
 ``--card`` writes them into the data card (lm_eval_tasks/consensusbench/data/README.md).
 
-    python benchmarks/bench_node_validity.py --raw ../shared/data/raw [--only math500 aime24 gsm8k aime25]
+    python benchmarks/bench_node_validity.py --raw RAW [--only math500 aime24 gsm8k aime25]      # RAW: node_builder/README.md
         [--limit N] [--out validity.json] [--card lm_eval_tasks/consensusbench/data/README.md]
 
 Every setting builds nodes with the shipped pipeline and settings (``node_builder.pipeline

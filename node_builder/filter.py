@@ -1,4 +1,4 @@
-"""Stage 1b: keep the correct trajectories — the benchmark's own ``acc`` (SPEC §4).
+"""Stage 1b: keep the correct trajectories — the benchmark's own ``acc`` (docs/SPEC.md §4).
 
 ``is_correct(gold, text)`` is exactly the metric's answer check
 (``consensus_metrics.answer.check_answer``): the final answer is read after the last

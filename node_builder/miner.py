@@ -7,7 +7,7 @@ Candidates in one trajectory:
   the ends ``s0 = sn`` are *equation* candidates; every side after the first that is a plain
   number (its canonical key is one number) is a *value* candidate. A chain with another
   relation (``x - 1 \\ge 0``, ``n \\equiv 3 \\pmod 7``) gives one *proposition* per pair
-  (``\\equiv`` counts as an equation, as in SPEC §2).
+  (``\\equiv`` counts as an equation, as in docs/SPEC.md §2).
 * **stated relations** outside the text (``Trajectory.equations``, GSM8K ``<<16-3-4=9>>``): the
   equation and its result as a value.
 * **standalone numbers** in prose or math (``the lcm is 12``) of at least ``MIN_PROSE_VALUE``

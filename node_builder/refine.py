@@ -307,7 +307,7 @@ def refine(problem: Problem, clusters: list[Cluster], trajectories: list, config
     threshold = config.min_support
     n_voices = len(voices)
 
-    def agreed(it: _Item) -> bool:  # SPEC: support floor, and a new voice likely to agree
+    def agreed(it: _Item) -> bool:  # docs/SPEC.md §6 stage 3: support floor, and a new voice likely to agree
         k = round(it.node.support * n_voices)
         return it.node.support >= threshold - 1e-9 and (k + 1) / (n_voices + 2) >= config.min_consensus - 1e-9
 

@@ -2,7 +2,7 @@ r"""``python -m reports import``: score trajectories generated elsewhere into an
 
 Outputs of other harnesses (a SkyThought / Qwen2.5-Math evaluation dump, an API batch, a
 colleague's JSONL) go through exactly the scoring of the ``consensusbench_*`` lm-eval tasks --
-each problem becomes the task's doc (the SPEC §2 record plus ``tpn_tokenizer``, ``think_format``
+each problem becomes the task's doc (the docs/SPEC.md §2 record plus ``tpn_tokenizer``, ``think_format``
 and ``nodes_file``, as ``load_consensusbench`` makes it) and is scored by the task's own
 ``process_results`` -- and the run is written as lm-eval writes one::
 
@@ -16,7 +16,7 @@ std / sqrt(n)) for ``acc``, ``ncr``, ``tpn``, ``n_tokens``, a problem left out o
 
 Input: JSONL, one problem per line, ``{"id": ..., "completion": "..."}`` or ``{"id": ...,
 "completions": [...]}`` (several samples: pass@k as the ``_pass16`` tasks report it); ids are the
-ids of ``--data`` (a SPEC §2 file, e.g. a leave-one-model-out node file). Other fields are kept
+ids of ``--data`` (a docs/SPEC.md §2 file, e.g. a leave-one-model-out node file). Other fields are kept
 in the doc under ``import``.
 
 Idempotent: the results file records a fingerprint of the inputs and settings (SHA-256 of the
@@ -293,7 +293,7 @@ def add_parser(commands) -> None:
     sub = commands.add_parser("import", help="score trajectories from elsewhere into an lm-eval-shaped run",
                               description=__doc__.split("\n\n")[0])
     sub.add_argument("trajectories", help="JSONL: {id, completion} or {id, completions} per problem")
-    sub.add_argument("--data", required=True, help="SPEC §2 problem file the ids refer to (the nodes scored against)")
+    sub.add_argument("--data", required=True, help="docs/SPEC.md §2 problem file the ids refer to (the nodes scored against)")
     sub.add_argument("--model", required=True, help="model name (the folder and the report's model column)")
     sub.add_argument("--out", required=True, help="output folder; the run goes to OUT/<model>/")
     sub.add_argument("--benchmark", default=None, help="benchmark name (default: the problems' 'benchmark')")

@@ -40,7 +40,7 @@ def _records(path):
 
 
 def _check_records(records, benchmark):
-    """SPEC §2 shape, the scorer's own node checks, and a note on every record without nodes."""
+    """docs/SPEC.md §2 shape, the scorer's own node checks, and a note on every record without nodes."""
     for record in records:
         assert list(record) == RECORD_KEYS and record["benchmark"] == benchmark
         assert record["problem"].strip() and record["answer"].strip()

@@ -9,7 +9,7 @@ evaluation), TRL's ``GRPOConfig`` (the RL algorithm: ``loss_type``, ``epsilon``/
 
 Data flow::
 
-    SPEC §2 JSONL (problem, answer, nodes) --load_training_split--> prompt/answer/nodes columns
+    docs/SPEC.md §2 JSONL (problem, answer, nodes) --load_training_split--> prompt/answer/nodes columns
       --GRPOTrainer / DynamicSamplingGRPOTrainer--> completions --consensus_reward(mode)--> rewards
       (+ DAPO soft overlong punishment, inside the same reward function) --> advantages --> policy update
       --checkpoints--> training_recipes.evaluate (lm-eval consensusbench tasks)
@@ -37,14 +37,14 @@ class RecipeArguments:
 
     dataset_path: str = field(
         default="training_recipes/data/gsm8k_train.jsonl",
-        metadata={"help": "SPEC §2 JSONL training split (problem, answer, nodes)."},
+        metadata={"help": "docs/SPEC.md §2 JSONL training split (problem, answer, nodes)."},
     )
     max_train_samples: int | None = field(default=None, metadata={"help": "Use only the first N problems."})
     prompt_template: str = field(
         default="{problem}\nPlease reason step by step, and put your final answer within \\boxed{{}}.",
         metadata={"help": "User message; '{problem}' is replaced by the problem text."},
     )
-    reward_mode: str = field(default="linear", metadata={"help": "outcome | linear | max | cl (SPEC §5)."})
+    reward_mode: str = field(default="linear", metadata={"help": "outcome | linear | max | cl (docs/SPEC.md §5)."})
     alpha: float = field(default=0.5, metadata={"help": "Weight of acc in the linear reward."})
     switch_epoch: float = field(default=1.0, metadata={"help": "cl: ncr before this epoch, acc from it on."})
     switch_step: int | None = field(
