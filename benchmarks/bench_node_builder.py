@@ -1,6 +1,6 @@
 """Build speed of the rule-based pipeline: problems per second for each shipped file.
 
-    python benchmarks/bench_node_builder.py --raw ../shared/data/raw [--only gsm8k math500]
+    python benchmarks/bench_node_builder.py --raw RAW [--only gsm8k math500]      # RAW: node_builder/README.md
 
 Runs ``node_builder build-all`` stages in-process per file (fresh temporary work dirs, fsync on,
 as in real builds) and prints seconds, problems/s and nodes for each, plus the total. The full
@@ -15,8 +15,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from node_builder.cli import SHIPPED, shipped_sources, run_build
+from node_builder.build import build_file
 from node_builder.pipeline import BuildConfig
+from node_builder.shipped import SHIPPED, shipped_sources
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -28,8 +29,8 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         for name in args.only or list(SHIPPED):
             start = time.perf_counter()
-            summary = run_build(name, shipped_sources(name, Path(args.raw)), Path(tmp) / f"{name}.jsonl",
-                                Path(tmp) / "w" / name, BuildConfig(), quiet=True)
+            summary = build_file(name, shipped_sources(name, Path(args.raw)), Path(tmp) / f"{name}.jsonl",
+                                 Path(tmp) / "w" / name, BuildConfig(), quiet=True)
             seconds = time.perf_counter() - start
             total_s, total_n = total_s + seconds, total_n + summary["problems"]
             print(f"{name:12s} {summary['problems']:5d} problems {seconds:7.1f} s "

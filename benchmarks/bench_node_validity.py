@@ -1,7 +1,7 @@
 """Node validity on solutions the nodes were NOT built from; prints the figures, and with
 ``--card`` writes them into the data card (lm_eval_tasks/consensusbench/data/README.md).
 
-    python benchmarks/bench_node_validity.py --raw ../shared/data/raw [--only math500 aime24 gsm8k aime25]
+    python benchmarks/bench_node_validity.py --raw RAW [--only math500 aime24 gsm8k aime25]      # RAW: node_builder/README.md
         [--limit N] [--out validity.json] [--card lm_eval_tasks/consensusbench/data/README.md]
 
 Every setting builds nodes with the shipped pipeline and settings (``node_builder.pipeline
@@ -44,7 +44,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from consensus_metrics import match_nodes, relation_chains  # noqa: E402
-from node_builder.cli import AIME25_SOLUTIONS, SHIPPED  # noqa: E402
+from node_builder.shipped import AIME25_SOLUTIONS, SHIPPED  # noqa: E402
 from node_builder.filter import filter_problem  # noqa: E402
 from node_builder.importers import load_sources  # noqa: E402
 from node_builder.importers.gsm8k import split_final, strip_socratic_prefixes  # noqa: E402

@@ -1,9 +1,9 @@
 """Speed of the ConsensusPR rewards on batches like real RL steps, where the time goes, and what
 the reward-hacking guard costs honest text.
 
-    python benchmarks/bench_rewards.py                      # everything (about 10 minutes here)
+    python benchmarks/bench_rewards.py --raw RAW            # everything (about 10 minutes here)
     python benchmarks/bench_rewards.py --n 1024 --tokens 4096 --workers 0,2 --modes outcome/mv-only,linear
-    python benchmarks/bench_rewards.py --skip-throughput --skip-long      # the guard's counts only
+    python benchmarks/bench_rewards.py --raw RAW --skip-throughput --skip-long   # the guard's counts only
 
 Sections (each can be skipped):
 
@@ -31,8 +31,8 @@ Sections (each can be skipped):
    Then the attacks: the NCR they get with the guard off and on.
 
 Data: ``lm_eval_tasks/consensusbench/data/*.jsonl`` (whatever is shipped; while those are not
-built, the GSM8K-train test fixture) and the raw data folder (``--raw``, default
-``../shared/data/raw``). Figures vary with the machine's load: compare ratios within one run.
+built, the GSM8K-train test fixture) and the raw data folder (``--raw RAW``; without it the
+long traces and the staged runs' honest solutions are left out). Figures vary with the machine's load: compare ratios within one run.
 """
 
 from __future__ import annotations
@@ -249,8 +249,10 @@ def guard_report(args, records, all_records) -> None:
     t0 = time.perf_counter()
     corpora = [("shipped reference solutions",
                 [(r["solution"], r["answer"], r["nodes"], r.get("id")) for r in records])]
-    raw = Path(args.raw)
-    if (raw / "trajectories").is_dir() or (raw / "qwen25math_math_cot_100").is_dir():
+    raw = Path(args.raw) if args.raw else None
+    if raw is None:
+        print("\n(no --raw RAW: the staged model runs' correct solutions are not read)")
+    elif (raw / "trajectories").is_dir() or (raw / "qwen25math_math_cot_100").is_dir():
         runs = [(text, gold, record["nodes"] if record else [], f"{name}: {record['id'] if record else 'unshipped'}")
                 for name, record, gold, text in staged_runs.correct_solutions(raw, all_records)]
         corpora.append(("staged model runs, correct by our acc", runs))
@@ -301,8 +303,10 @@ def main(argv=None) -> int:
     parser.add_argument("--workers", default="0,2", help="comma-separated worker counts (0 = in-process)")
     parser.add_argument("--repeats", type=int, default=3, help="throughput rounds (the best counts)")
     parser.add_argument("--tokenizer", default=None, help="tokenizer folder (default: the embedded SmolLM2)")
-    parser.add_argument("--raw", default=str(ROOT.parent / "shared" / "data" / "raw"),
-                        help="raw data folder (staged model runs: long traces, honest solutions)")
+    parser.add_argument("--raw", default=None,
+                        help="raw sources folder (node_builder/README.md, 'Raw sources'): the staged model runs' "
+                             "long traces and honest solutions; without it the long-trace section is skipped "
+                             "and the guard reads the shipped references and the fixture only")
     parser.add_argument("--long", default="4096,16384,32768", help="token lengths of the long-trace settings")
     parser.add_argument("--long-n", type=int, default=48, help="long traces per setting")
     parser.add_argument("--long-repeats", type=int, default=3, help="passes per long setting (each stage's best)")
@@ -350,7 +354,9 @@ def main(argv=None) -> int:
                 print(f"the reward's own path, scoring process + sandbox CPU per completion: math-verify only "
                       f"{1e3 * cpu['mv-only']:.3f} ms, with nodes {1e3 * cpu['nodes']:.3f} ms "
                       f"(overhead {cpu['nodes'] / cpu['mv-only'] - 1:+.3f})")
-    if not args.skip_long:
+    if not args.skip_long and args.raw is None:
+        print("\nlong completions: skipped (no --raw RAW: the long traces are the raw sources' staged runs)")
+    elif not args.skip_long:
         import staged_runs
 
         lengths = sorted(int(x) for x in args.long.split(",") if x)

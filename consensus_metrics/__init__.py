@@ -1,6 +1,6 @@
 r"""consensus_metrics: consensus-node matching and the Acc / NCR / TPN metrics of ConsensusBench.
 
-Public API (see SPEC §3-§4 and the README):
+Public API (see docs/SPEC.md §3-§4 and the README):
 
 >>> from consensus_metrics import match_nodes, score_trajectory
 >>> [m.covered for m in match_nodes("so $s = 2.5$ km/h", ["s = 5/2", "s = 25"])]
@@ -10,7 +10,7 @@ Public API (see SPEC §3-§4 and the README):
 
 Modules, one concern each: ``normalize`` (canonical tokens), ``numbers`` (exact rationals),
 ``relations`` (equation chains), ``matching`` (node coverage), ``symbolic`` (bounded sympy
-fallback), ``answer`` (math-verify Acc; where the answer is: ``ThinkFormat``, ``<think>`` and Sky-T1 markers), ``records`` (reading SPEC §2 files), ``tokens`` (TPN token positions), ``metrics`` (scores and
+fallback), ``answer`` (math-verify Acc; where the answer is: ``ThinkFormat``, ``<think>`` and Sky-T1 markers), ``records`` (reading docs/SPEC.md §2 files), ``tokens`` (TPN token positions), ``metrics`` (scores and
 aggregates), ``batch`` (many trajectories, worker processes), ``budget`` and ``sandbox`` (hard
 time limits on any thread), ``nodes`` (node schema validation), ``cli`` (``python -m
 consensus_metrics score``), ``outputs`` and ``argtypes`` (every CLI's output-path checks, lock

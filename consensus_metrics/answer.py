@@ -1,4 +1,4 @@
-r"""Answer checking: ``acc`` with math-verify, gold first (SPEC §4), and where the answer is.
+r"""Answer checking: ``acc`` with math-verify, gold first (docs/SPEC.md §4), and where the answer is.
 
 A trajectory may hold a reasoning *trace* before its final answer. Which markers delimit the
 trace (and, for some models, the answer) is a setting, :class:`ThinkFormat`; the default

@@ -1,4 +1,4 @@
-r"""Chain following: an equation node reached across sentences (SPEC §3 rule 3, extended).
+r"""Chain following: an equation node reached across sentences (docs/SPEC.md §3 rule 4).
 
 A solution seldom writes a node's equation ``L = R`` as one chain. It writes
 ``(5+\sqrt{3})(5-\sqrt{3}) = 5^2-(\sqrt{3})^2`` and, a sentence later, ``25 - 3 = 22``; or

@@ -3,7 +3,7 @@ r"""``python -m consensus_metrics score``: score a file of trajectories without 
     python -m consensus_metrics score --data lm_eval_tasks/consensusbench/data/gsm8k.jsonl \
         --samples samples.jsonl --out scores.jsonl [--tokenizer DIR] [--workers 2]
 
-``--data`` holds problems in the SPEC §2 schema (``id``, ``answer``, ``nodes``, ``benchmark``);
+``--data`` holds problems in the docs/SPEC.md §2 schema (``id``, ``answer``, ``nodes``, ``benchmark``);
 several files may be given (a problem id defined twice with the same record is reported and the
 repeat skipped; defined twice differently, it is an error). ``--samples`` is JSONL with one or many completions per line, in any of these shapes:
 
@@ -94,7 +94,7 @@ def read_jsonl(path: str, counters: dict, replace_bad_bytes: bool = False):
 
 
 def load_problems(paths, counters: dict) -> dict:
-    """Problems by id from SPEC §2 files; problems with bad nodes or no answer are skipped.
+    """Problems by id from docs/SPEC.md §2 files; problems with bad nodes or no answer are skipped.
 
     A problem id defined again with the same answer, nodes and benchmark is skipped with a note;
     defined again differently, it raises :class:`InputError` (completions of one would be graded
@@ -413,7 +413,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m consensus_metrics", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     score = sub.add_parser("score", help="score trajectories against ConsensusBench problems")
-    score.add_argument("--data", nargs="+", required=True, help="problem files (SPEC §2 JSONL)")
+    score.add_argument("--data", nargs="+", required=True, help="problem files (docs/SPEC.md §2 JSONL)")
     score.add_argument("--samples", required=True, help="completions JSONL (see module docs)")
     score.add_argument("--out", required=True, help="per-completion scores JSONL (appended, resumable)")
     score.add_argument("--tokenizer", default=None, help="HF tokenizer name/path for TPN (offline); default: regex pre-tokens")

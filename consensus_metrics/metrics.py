@@ -1,4 +1,4 @@
-r"""The three ConsensusBench metrics per trajectory, and their aggregates (SPEC §4).
+r"""The three ConsensusBench metrics per trajectory, and their aggregates (docs/SPEC.md §4).
 
 * ``acc``: 1 if the final answer verifies against the gold answer (math-verify, gold first).
 * ``ncr``: covered nodes / k for a problem with k >= 1 nodes; ``None`` (undefined) when k = 0.
@@ -35,7 +35,7 @@ def score_trajectory(text: str, nodes, answer: str, tokenizer=None, budget_s: fl
 
     Args:
         text: the whole model output (thinking included). Any ``str``.
-        nodes: the problem's nodes (SPEC §2 dicts, ``Node`` objects, or plain strings).
+        nodes: the problem's nodes (docs/SPEC.md §2 dicts, ``Node`` objects, or plain strings).
         answer: the gold final answer (LaTeX or plain).
         tokenizer: HF tokenizer, or a name/path loadable offline; ``None`` counts regex
             pre-tokens (``tpn_unit`` says which).
@@ -136,7 +136,7 @@ def pass_at_k(n: int, c: int, k: int) -> float:
 
 
 def aggregate_scores(scores, group_ids=None, ks=()) -> dict:
-    """Aggregate per-trajectory scores (SPEC §4).
+    """Aggregate per-trajectory scores (docs/SPEC.md §4).
 
     Args:
         scores: dicts from :func:`score_trajectory`.

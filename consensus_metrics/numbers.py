@@ -1,6 +1,6 @@
 """Exact numbers: parse the numerals found in math text into rationals.
 
-Numbers compare as exact rationals (SPEC §3 rule 2): ``0.75``, ``.75``, ``0.750``, ``3/4`` and
+Numbers compare as exact rationals (docs/SPEC.md §3 rule 2): ``0.75``, ``.75``, ``0.750``, ``3/4`` and
 ``\\frac{3}{4}`` all become ``Fraction(3, 4)``; thousands separators are removed (``1,000`` ->
 ``1000``). Each number is written as a canonical *key* so that equality of numbers is string
 equality of keys, which is what makes matching fast:

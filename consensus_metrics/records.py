@@ -1,4 +1,4 @@
-"""Reading SPEC §2 problem files and other JSONL inputs, with errors that name file and line.
+"""Reading docs/SPEC.md §2 problem files and other JSONL inputs, with errors that name file and line.
 
 Every reader of the project's JSONL files (the lm-eval tasks, the training split loader, the
 ``score`` CLI) goes through here, so a malformed line reads the same everywhere::
@@ -153,7 +153,7 @@ def check_answer_field(value: Any, where: str) -> str:
 
 
 def check_problem(row: dict[str, Any], where: str) -> dict[str, Any]:
-    """Validate one SPEC §2 record in place and return it; nodes become plain, Arrow-friendly
+    """Validate one docs/SPEC.md §2 record in place and return it; nodes become plain, Arrow-friendly
     dicts (``value`` a string or None, ``forms`` a list of strings)."""
     for field, kind in PROBLEM_FIELDS.items():
         value = row.get(field)
@@ -174,7 +174,7 @@ def check_problem(row: dict[str, Any], where: str) -> dict[str, Any]:
 
 
 def read_problem_file(path: str | Path) -> list[dict[str, Any]]:
-    """All records of a SPEC §2 problem file, validated; raises ``ValueError`` naming FILE:LINE.
+    """All records of a docs/SPEC.md §2 problem file, validated; raises ``ValueError`` naming FILE:LINE.
 
     Every problem id must be unique in the file (a scorer keyed by id would otherwise grade one
     problem's completions against another's gold), and bytes that are not UTF-8 are refused.

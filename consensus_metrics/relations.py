@@ -6,7 +6,7 @@ words, sentence punctuation (``.`` always; ``,`` and ``;`` outside brackets), ``
 arrows, ``\quad``, a line break (unless the next line continues with a relation, as in
 ``align``), and a math delimiter between two operands (``$x=3$ $y=4$``).
 
-Equation nodes match sides exactly (SPEC §3 rule 3): ``a = b`` is covered when ``a`` and ``b``
+Equation nodes match sides exactly (docs/SPEC.md §3 rule 3): ``a = b`` is covered when ``a`` and ``b``
 are two sides of one chain joined only by ``=`` (either order), so ``t = 24`` is found in
 ``t = 144 - 48(2.5) = 24`` but not in ``3t = 24``. Sides also compare up to commutativity and
 associativity of ``+`` and ``*`` (:func:`commutative_key`): ``2 \cdot 9 = 18`` covers

@@ -1,4 +1,4 @@
-r"""The bounded symbolic fallback: is a text span algebraically the node? (SPEC §3 rule 3)
+r"""The bounded symbolic fallback: is a text span algebraically the node? (docs/SPEC.md §3 rule 3)
 
 Used only after the token rules failed, only for equation/expression nodes that contain a
 variable, and only on a few candidate chain sides that use the same variables and the same

@@ -1,6 +1,6 @@
 r"""Token positions for TPN: which model token holds a given character.
 
-TPN (SPEC §4) counts tokens of the evaluated model's tokenizer over the trajectory text alone (no
+TPN (docs/SPEC.md §4) counts tokens of the evaluated model's tokenizer over the trajectory text alone (no
 special tokens). ``tokenizer`` may be a Hugging Face tokenizer object, or a name/path that
 ``AutoTokenizer`` loads offline (cached per process). Without a tokenizer, TPN counts
 *regex pre-tokens* -- runs of word characters and single non-space symbols (``\w+|[^\w\s]``) --

@@ -1,10 +1,13 @@
-"""ConsensusBench tasks for lm-evaluation-harness (Acc, NCR, TPN) and their helpers.
+"""ConsensusBench, the lm-evaluation-harness plugin: tasks (Acc, NCR, TPN) and one model.
 
-* ``lm_eval_tasks/consensusbench/`` — the task folder (YAMLs, ``utils.py``, shipped data).
+* ``lm_eval_tasks/consensusbench/`` — the task folder (YAMLs, ``utils.py``, evaluation data).
 * ``lm_eval_tasks.discovery`` — makes the plain ``lm_eval`` CLI see that folder (no
-  ``--include_path``), through a ``.pth`` start-up hook and an entry point.
-* ``lm_eval_tasks.embedded_model`` — the default CPU model (SmolLM2-135M-Instruct) as an HF folder.
-* ``lm_eval_tasks.vllm_server`` — start/stop a local vLLM OpenAI-compatible server.
+  ``--include_path``), through a ``.pth`` start-up hook and an entry point, and registers the
+  model below.
+* ``lm_eval_tasks.reasoning_api`` — the lm-eval model ``consensusbench-chat-completions``
+  (``local-chat-completions`` that puts a reasoning server's split-off trace back for the tasks).
+
+The models the project runs (the embedded SmolLM2, a local vLLM server) live in ``models/``.
 
 This file stays import-free: the ``.pth`` hook imports the package at every Python start-up.
 """

@@ -19,7 +19,11 @@ path, so ``--model consensusbench-chat-completions`` works too. ``include_defaul
 
 The project also declares the entry point ``lm_eval.tasks: consensusbench =
 lm_eval_tasks.consensusbench`` (the package whose folder holds the YAMLs), for an lm-eval
-version that discovers task plugins natively.
+version that discovers task plugins natively (lm-eval PR #4015). Such an lm-eval indexes our
+folder on its own, so the hook then steps aside: before the first ``TaskManager`` of a program
+adds our folder, :func:`lm_eval_finds_our_tasks` asks lm-eval's own ``TaskManager`` (no
+defaults, no include path: no folder scanned but the plugins') whether it already knows our
+tasks; if so, ``include_path`` is passed through unchanged and the folder is scanned once.
 
 Example::
 
@@ -32,17 +36,12 @@ from __future__ import annotations
 
 import functools
 import os
-import sys
 
 from lm_eval_tasks import TASKS_DIR as TASK_FOLDER
-TARGET_MODULE = "lm_eval.tasks.manager"
-DISABLE_ENV = "CONSENSUSBENCH_LM_EVAL_HOOK"
+
 _PATCHED_FLAG = "_consensusbench_include_path"
-
-
-def task_folder() -> str:
-    """Absolute path of the ConsensusBench task folder (what ``--include_path`` would name)."""
-    return TASK_FOLDER
+PROBE_TASK = "consensusbench"
+"""A name our folder defines (the group): lm-eval knows it without us only through the entry point."""
 
 
 def _with_our_folder(include_path):
@@ -59,14 +58,40 @@ def _with_our_folder(include_path):
     return [TASK_FOLDER, *paths]
 
 
+def lm_eval_finds_our_tasks(task_manager_cls, init) -> bool:
+    """Does this lm-eval index our tasks without our help, i.e. through the ``lm_eval.tasks``
+    entry point? ``init`` (the unpatched ``__init__``) builds a throwaway manager with
+    ``include_defaults=False`` and no ``include_path``: lm-eval 0.4.13 then scans nothing
+    (microseconds) and knows no task; an lm-eval that discovers entry points knows
+    :data:`PROBE_TASK` when this project's entry point is installed. Any error means no.
+
+    >>> class Plain:                      # an lm-eval without entry points: scans only its paths
+    ...     def __init__(self, include_path=None, include_defaults=True):
+    ...         self.all_tasks = []
+    >>> lm_eval_finds_our_tasks(Plain, Plain.__init__)
+    False
+    """
+    probe = object.__new__(task_manager_cls)
+    try:
+        init(probe, include_defaults=False)
+        return PROBE_TASK in (getattr(probe, "all_tasks", None) or ())
+    except Exception:
+        return False
+
+
 def patch_task_manager(task_manager_cls) -> None:
-    """Wrap ``task_manager_cls.__init__`` to add our task folder; calling it twice is harmless."""
+    """Wrap ``task_manager_cls.__init__`` to add our task folder; calling it twice is harmless.
+
+    The first construction asks :func:`lm_eval_finds_our_tasks` once (cached for the class): if
+    lm-eval discovers our entry point itself, every ``include_path`` is passed through unchanged.
+    """
     original = task_manager_cls.__init__
     if getattr(original, _PATCHED_FLAG, False):
         return
     import inspect
 
     signature = inspect.signature(original)
+    native: list[bool] = []  # [lm-eval finds our tasks itself], decided on first use
 
     @functools.wraps(original)
     def __init__(self, *args, **kwargs):
@@ -76,7 +101,10 @@ def patch_task_manager(task_manager_cls) -> None:
             return original(self, *args, **kwargs)
         arguments = bound.arguments
         if arguments.get("include_defaults", True) and "include_path" in signature.parameters:
-            arguments["include_path"] = _with_our_folder(arguments.get("include_path"))
+            if not native:
+                native.append(lm_eval_finds_our_tasks(task_manager_cls, original))
+            if not native[0]:
+                arguments["include_path"] = _with_our_folder(arguments.get("include_path"))
         return original(*bound.args, **bound.kwargs)
 
     setattr(__init__, _PATCHED_FLAG, True)
@@ -133,40 +161,3 @@ def patched_spec(fullname: str):
     if spec is not None and spec.loader is not None:
         spec.loader = _PatchingLoader(spec.loader)
     return spec
-
-
-class _LmEvalFinder:
-    """A ``sys.meta_path`` entry that only reacts to ``lm_eval.tasks.manager`` (then leaves)."""
-
-    def find_spec(self, fullname, path=None, target=None):
-        if fullname != TARGET_MODULE:
-            return None
-        remove_hook()
-        return patched_spec(fullname)
-
-
-def remove_hook() -> None:
-    """Take our finder out of ``sys.meta_path`` (patched classes stay patched)."""
-    sys.meta_path[:] = [finder for finder in sys.meta_path if not isinstance(finder, _LmEvalFinder)]
-
-
-def hook_disabled() -> bool:
-    """True when ``$CONSENSUSBENCH_LM_EVAL_HOOK`` is 0/false/no/off."""
-    return os.environ.get(DISABLE_ENV, "1").strip().lower() in {"0", "false", "no", "off"}
-
-
-def install_hook() -> None:
-    """Patch ``TaskManager`` now if lm-eval's task manager is already imported, otherwise wait
-    for it with a finder (what the start-up hook does, for programs that did not get it)."""
-    try:
-        if hook_disabled():
-            return
-        module = sys.modules.get(TARGET_MODULE)
-        if module is not None and hasattr(module, "TaskManager"):
-            patch_task_manager(module.TaskManager)
-            register_models()
-            return
-        if not any(isinstance(finder, _LmEvalFinder) for finder in sys.meta_path):
-            sys.meta_path.insert(0, _LmEvalFinder())
-    except Exception as err:  # pragma: no cover - defensive: never break interpreter start-up
-        print(f"consensusbench: lm-eval task hook not installed ({err})", file=sys.stderr)

@@ -15,10 +15,15 @@ samples into another build, so several models' samples become several voices. Th
 makes the build resumable: kill it at any moment, rerun the same command, get the identical
 output.
 
-``build-all --raw RAW_DIR --out-dir DATA_DIR`` — every shipped file (:data:`SHIPPED`), rule-based,
-no model: ``math500, gsm8k, aime24, gsm8k_train, aime25``.
+``build-all --raw RAW_DIR [--out-dir ROOT]`` — every shipped file (:mod:`node_builder.shipped`),
+rule-based, no model: ``math500, gsm8k, aime24, aime25`` to ``ROOT/lm_eval_tasks/consensusbench/data/``
+and ``gsm8k_train`` to ``ROOT/training_recipes/data/`` (``ROOT`` defaults to ``.``, the checkout).
+``RAW_DIR`` holds the raw sources in the layout of ``node_builder/README.md`` ("Raw sources").
 
 ``stats DATA.jsonl ...`` — node statistics (the data card's figures) as JSON.
+
+This module only parses the command line into typed settings (:class:`~node_builder.pipeline.BuildConfig`,
+:class:`~node_builder.generate.GenerationConfig`) and calls :func:`node_builder.build.build_file`.
 
 Bad input (malformed lines, bytes that are not UTF-8, missing answers, unusable problems) is
 reported with file:line or problem id, skipped, counted in the summary, and the run goes on; exit
@@ -31,86 +36,21 @@ of other inputs, an out-of-range setting.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import sys
 import time
-import traceback
 from pathlib import Path
 
-from tqdm import tqdm
-
 from consensus_metrics.argtypes import fraction, nonnegative_float, positive_int
-from consensus_metrics.outputs import OutputPathError, check_output_file
-from node_builder import BUILDER_VERSION
-from node_builder.backends import BACKENDS, SamplingConfig, make_backend, solve_messages
-from node_builder.importers import load_sources, parse_source_spec
-from node_builder.importers.samples import trajectories as sample_trajectories
-from node_builder.llm_extractor import LLMExtractor
-from node_builder.pipeline import BuildConfig, build_record, finalize
+from node_builder.backends import BACKENDS, SamplingConfig
+from node_builder.build import InputError, build_file, check_out, check_sources
+from node_builder.generate import GenerationConfig
+from node_builder.pipeline import BuildConfig
 from node_builder.refine import RefineConfig
-from node_builder.workdir import Workdir, WorkdirMismatch, code_fingerprint, write_jsonl_atomic
+from node_builder.shipped import SHIPPED, shipped_path, shipped_sources
+from node_builder.workdir import WorkdirMismatch
 
-PACKAGE_DIR = Path(__file__).resolve().parent
-AIME25_SOLUTIONS = PACKAGE_DIR / "sources" / "aime25_solutions.md"
-
-#: The shipped data files: benchmark -> source specs ({raw} = the raw data dir).
-SHIPPED: dict[str, list[str]] = {
-    "math500": ["math500:{raw}/math500/test_ori.jsonl", "runs:{raw}/trajectories/skythought/math500"],
-    "gsm8k": ["gsm8k:{raw}/gsm8k/test.jsonl", "gsm8k-socratic:{raw}/gsm8k/test_socratic.jsonl"],
-    "aime24": ["aime24:{raw}/aime24/test.jsonl", "runs:{raw}/trajectories/skythought/aime24"],
-    "aime25": ["aime25:{raw}/aime25/matharena", "aime25-solutions:{solutions}"],
-    "gsm8k_train": ["gsm8k:{raw}/gsm8k/train.jsonl"],
-}
-
-
-class CliError(Exception):
-    """Input or settings the command cannot use: one line on stderr, exit status 2."""
-
-
-def check_sources(specs: list[str]) -> None:
-    """Every ``KIND:PATH`` well-formed and present, else :class:`CliError`."""
-    for spec in specs:
-        try:
-            _kind, path = parse_source_spec(spec)
-        except ValueError as err:
-            raise CliError(str(err)) from None
-        if not Path(path).exists():
-            raise CliError(f"--source {spec}: {path} does not exist")
-
-
-def check_out(out: Path, sources: list[str], workdir: Path, flag: str = "--out") -> None:
-    """``out`` writable and none of the inputs (a source, inside a source folder or the work
-    dir), else :class:`CliError`."""
-    try:
-        check_output_file(out, [("--source", parse_source_spec(spec)[1]) for spec in sources], flag,
-                          folders=[("--workdir", workdir)])
-    except OutputPathError as err:
-        raise CliError(str(err)) from None
-
-
-def _file_digest(path: Path) -> str:
-    digest = hashlib.sha256()
-    files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
-    for file in files:
-        digest.update(file.relative_to(path).as_posix().encode() if path.is_dir() else b"")
-        digest.update(file.read_bytes())
-    return digest.hexdigest()[:16]
-
-
-def _source_fingerprints(specs: list[str]) -> list[str]:
-    """``KIND:basename@sha`` per source: settings identity independent of where RAW lives."""
-    out = []
-    for spec in specs:
-        kind, path = parse_source_spec(spec)
-        p = Path(path)
-        out.append(f"{kind}:{p.name}@{_file_digest(p) if p.exists() else 'missing'}")
-    return out
-
-
-def _sampling(args) -> SamplingConfig:
-    return SamplingConfig(max_tokens=args.max_tokens, temperature=args.temperature,
-                          top_p=args.top_p, seed=args.seed)
+RAW_LAYOUT_DOC = "node_builder/README.md, 'Raw sources'"
 
 
 def _backend_options(args) -> dict:
@@ -125,6 +65,15 @@ def _backend_options(args) -> dict:
         options.update(engine_args(args.engine_arg or []))
         return options
     return {}
+
+
+def _generation_from_args(args) -> GenerationConfig | None:
+    if not args.backend:
+        return None
+    sampling = SamplingConfig(max_tokens=args.max_tokens, temperature=args.temperature, top_p=args.top_p,
+                              seed=args.seed)
+    return GenerationConfig(args.backend, args.model, n=args.n, sampling=sampling, samples_only=args.samples_only,
+                            batch_size=args.batch_size, options=_backend_options(args))
 
 
 def engine_args(pairs: list[str]) -> dict:
@@ -146,101 +95,6 @@ def engine_args(pairs: list[str]) -> dict:
     return out
 
 
-def run_build(benchmark: str, sources: list[str], out: Path, workdir: Path, config: BuildConfig,
-              args=None, limit: int | None = None, fields: dict | None = None,
-              quiet: bool = False) -> dict:
-    """Build one file; returns the summary dict (also printed)."""
-    check_sources(sources)
-    check_out(out, sources, workdir)
-    imported = load_sources(sources, benchmark, fields=fields)
-    for skip in imported.skipped:
-        print(f"skipped {skip.where}" + (f" ({skip.problem_id})" if skip.problem_id else "")
-              + f": {skip.reason}", file=sys.stderr)
-    if not imported.problems:
-        raise CliError(f"no usable problem in the sources ({len(imported.skipped)} skipped): "
-                       + ", ".join(sources))
-    problems = imported.problems[:limit] if limit else imported.problems
-    backend_cfg = None
-    if args is not None and getattr(args, "backend", None):
-        backend_cfg = {"backend": args.backend, "model": args.model, "n": args.n,
-                       "sampling": vars(_sampling(args)), "samples_only": args.samples_only}
-    inputs = {"benchmark": benchmark, "sources": _source_fingerprints(sources), "backend": backend_cfg,
-              "limit": limit, "fields": fields or {}}
-    build = {"config": config.to_json(), "builder_version": BUILDER_VERSION,
-             "code": code_fingerprint("node_builder", "consensus_metrics")}
-    work = Workdir(workdir, inputs, build)
-    done = work.records.load()
-    todo = [p for p in problems if p.id not in done]
-    backend = extractor = None
-    if todo and backend_cfg:
-        backend = make_backend(args.backend, args.model, _sampling(args), **_backend_options(args))
-        if config.extractor == "rules+llm":
-            extractor = LLMExtractor(backend)
-    build_errors = 0
-    try:
-        samples = work.samples.load() if backend_cfg else {}
-        bar = tqdm(total=len(problems), initial=len(problems) - len(todo), desc=benchmark,
-                   unit="problem", disable=quiet, file=sys.stderr)
-        chunk = max(1, getattr(args, "batch_size", 64) or 64) if backend_cfg else len(todo) or 1
-        for start in range(0, len(todo), chunk):
-            batch = todo[start:start + chunk]
-            if backend_cfg:
-                need = [p for p in batch if p.id not in samples]
-                if need:
-                    texts = backend.generate([solve_messages(p.problem) for p in need], n=args.n)
-                    for problem, outs in zip(need, texts):
-                        entry = {"id": problem.id, "backend": backend.describe(), "samples": outs,
-                                 "problem": problem.problem, "answer": problem.answer}
-                        work.samples.append(entry)
-                        samples[problem.id] = entry
-                for problem in batch:
-                    _attach_samples(problem, samples[problem.id], args.samples_only)
-            for problem in batch:
-                try:
-                    entry = {"id": problem.id, "record": build_record(problem, config, extractor)}
-                except Exception as exc:  # one bad problem never stops the run
-                    build_errors += 1
-                    where = problem.origin or problem.id
-                    print(f"error building {problem.id} ({where}): {type(exc).__name__}: {exc}",
-                          file=sys.stderr)
-                    traceback.print_exc(limit=3, file=sys.stderr)
-                    entry = {"id": problem.id, "skipped": f"{type(exc).__name__}: {exc}"[:500]}
-                work.records.append(entry)
-                done[problem.id] = entry
-                bar.update(1)
-        bar.close()
-    finally:
-        if backend is not None:
-            backend.close()
-    if backend_cfg:  # problems built in an earlier run: their samples join the background too
-        attached = {p.id for p in todo}
-        for problem in problems:
-            if problem.id in samples and problem.id not in attached:
-                _attach_samples(problem, samples[problem.id], args.samples_only)
-    records = [done[p.id]["record"] for p in problems if "record" in done.get(p.id, {})]
-    finalize(records, problems, config, quiet=quiet)
-    write_jsonl_atomic(out, records)
-    skipped_builds = [done[p.id] for p in problems if "skipped" in done.get(p.id, {})]
-    summary = {"benchmark": benchmark, "out": str(out), "problems": len(problems),
-               "records": len(records), "with_nodes": sum(1 for r in records if r["nodes"]),
-               "nodes": sum(len(r["nodes"]) for r in records),
-               "skipped_inputs": len(imported.skipped), "skipped_problems": len(skipped_builds),
-               "llm_garbage_replies": sum(1 for r in records
-                                          if r["provenance"]["llm"]["status"].startswith("garbage")),
-               "workdir": str(workdir)}
-    if not quiet:
-        print(json.dumps(summary), file=sys.stderr)
-    return summary
-
-
-def _attach_samples(problem, entry: dict, samples_only: bool) -> None:
-    """Add a problem's generated samples (voice: the model, see :mod:`node_builder.importers.samples`);
-    ``samples_only`` drops the imported solutions first but keeps samples of ``samples:`` sources."""
-    if samples_only:
-        problem.trajectories = [t for t in problem.trajectories if t.source.startswith("sample:")]
-    problem.trajectories.extend(sample_trajectories(entry["backend"], entry["samples"]))
-
-
 def _config_from_args(args) -> BuildConfig:
     refine = RefineConfig(min_support=args.min_support, min_consensus=args.min_consensus, max_nodes=args.max_nodes,
                           fallback=not args.no_fallback)
@@ -249,46 +103,42 @@ def _config_from_args(args) -> BuildConfig:
 
 def cmd_build(args) -> int:
     if args.extractor == "llm" and not args.backend:
-        raise CliError("--extractor llm needs a --backend (and --model) to prompt")
+        raise InputError("--extractor llm needs a --backend (and --model) to prompt")
     if args.backend and not args.model:
-        raise CliError(f"--backend {args.backend} needs --model")
+        raise InputError(f"--backend {args.backend} needs --model")
     if args.samples_only and not args.backend:
-        raise CliError("--samples-only drops the imported solutions of a sampling build: it needs --backend")
+        raise InputError("--samples-only drops the imported solutions of a sampling build: it needs --backend")
     fields = dict(kv.split("=", 1) for kv in args.map) if args.map else None
     workdir = Path(args.workdir or f"runs/node_builder/{args.benchmark}")
-    summary = run_build(args.benchmark, args.source, Path(args.out), workdir, _config_from_args(args),
-                        args=args, limit=args.limit, fields=fields, quiet=args.quiet)
+    summary = build_file(args.benchmark, args.source, Path(args.out), workdir, _config_from_args(args),
+                         _generation_from_args(args), limit=args.limit, fields=fields, quiet=args.quiet)
     bad = summary["skipped_inputs"] + summary["skipped_problems"]
     return 1 if (args.strict and bad) else 0
 
 
-def shipped_sources(benchmark: str, raw: Path, solutions: Path = AIME25_SOLUTIONS) -> list[str]:
-    specs = [s.format(raw=raw, solutions=solutions) for s in SHIPPED[benchmark]]
-    if benchmark == "aime25" and not solutions.exists():
-        specs = [s for s in specs if not s.startswith("aime25-solutions:")]
-    return specs
-
-
 def cmd_build_all(args) -> int:
-    raw, out_dir = Path(args.raw), Path(args.out_dir)
+    raw, root = Path(args.raw), Path(args.out_dir)
     if not raw.is_dir():
-        raise CliError(f"--raw {raw}: not a directory (the raw sources, see SOURCES.md)")
+        raise InputError(f"--raw {raw}: not a directory (the raw sources; layout: {RAW_LAYOUT_DOC})")
     config = _config_from_args(args)
     names = args.only or list(SHIPPED)
     for name in names:  # every input and output checked before the first build starts
-        check_sources(shipped_sources(name, raw))
-        check_out(out_dir / f"{name}.jsonl", shipped_sources(name, raw), Path(args.workdir_root) / name, "--out-dir")
+        try:
+            check_sources(shipped_sources(name, raw))
+        except InputError as err:
+            raise InputError(f"--raw {raw}: {name}: {err} (layout: {RAW_LAYOUT_DOC})") from None
+        check_out(shipped_path(name, root), shipped_sources(name, raw), Path(args.workdir_root) / name, "--out-dir")
     bad = 0
     for name in names:
-        specs = shipped_sources(name, raw)
+        specs, out = shipped_sources(name, raw), shipped_path(name, root)
         workdir = Path(args.workdir_root) / name
         try:
-            summary = run_build(name, specs, out_dir / f"{name}.jsonl", workdir, config, quiet=args.quiet)
+            summary = build_file(name, specs, out, workdir, config, quiet=args.quiet)
         except WorkdirMismatch as exc:  # the raw sources changed: keep the old dir, start a new one
             aside = workdir.with_name(f"{name}.old-{time.strftime('%Y%m%d-%H%M%S')}")
             workdir.rename(aside)
             print(f"build-all: {exc}; moved it to {aside}", file=sys.stderr)
-            summary = run_build(name, specs, out_dir / f"{name}.jsonl", workdir, config, quiet=args.quiet)
+            summary = build_file(name, specs, out, workdir, config, quiet=args.quiet)
         bad += summary["skipped_inputs"] + summary["skipped_problems"]
     return 1 if (args.strict and bad) else 0
 
@@ -300,7 +150,7 @@ def cmd_stats(args) -> int:
         try:
             write_section(args.card, STATS_START, STATS_END, statistics_section(args.data))
         except (OSError, ValueError) as exc:
-            raise CliError(f"--card {args.card}: {exc}") from None
+            raise InputError(f"--card {args.card}: {exc}") from None
         return 0
     report = {Path(p).name: file_stats(p) for p in args.data}
     print(json.dumps(report, indent=2))
@@ -361,8 +211,10 @@ def make_parser() -> argparse.ArgumentParser:
     b.set_defaults(func=cmd_build)
 
     a = sub.add_parser("build-all", help="rebuild every shipped data file from the raw sources")
-    a.add_argument("--raw", required=True, help="raw sources dir (see SOURCES.md)")
-    a.add_argument("--out-dir", default="lm_eval_tasks/consensusbench/data")
+    a.add_argument("--raw", required=True, help=f"the raw sources folder (layout: {RAW_LAYOUT_DOC})")
+    a.add_argument("--out-dir", default=".", metavar="ROOT",
+                   help="each file goes to its place under ROOT: lm_eval_tasks/consensusbench/data/*.jsonl, "
+                        "training_recipes/data/gsm8k_train.jsonl (default: %(default)s: run it from the checkout)")
     a.add_argument("--workdir-root", default="runs/node_builder")
     a.add_argument("--only", nargs="+", choices=list(SHIPPED), help="a subset of the files")
     a.add_argument("--extractor", choices=("rules",), default="rules", help=argparse.SUPPRESS)
@@ -380,6 +232,6 @@ def main(argv: list[str] | None = None) -> int:
     args = make_parser().parse_args(argv)
     try:
         return args.func(args)
-    except (CliError, WorkdirMismatch) as err:
+    except (InputError, WorkdirMismatch) as err:
         print(f"python -m node_builder: error: {err}", file=sys.stderr)
         return 2

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
-from consensus_metrics.numbers import parse_value
+from node_builder.matcher import parse_value
 
 MAX_DECIMALS = 6
 MAX_FORMS = 6

@@ -1,4 +1,4 @@
-"""Stage 1b: keep the correct trajectories — the benchmark's own ``acc`` (SPEC §4).
+"""Stage 1b: keep the correct trajectories — the benchmark's own ``acc`` (docs/SPEC.md §4).
 
 ``is_correct(gold, text)`` is exactly the metric's answer check
 (``consensus_metrics.answer.check_answer``): the final answer is read after the last
@@ -27,11 +27,7 @@ from __future__ import annotations
 
 import re
 
-from consensus_metrics.answer import check_answer
-from consensus_metrics.budget import Deadline
-
-from consensus_metrics import match_nodes
-from node_builder.miner import number_of
+from node_builder.matcher import Deadline, check_answer, match_nodes, number_of
 from node_builder.number_words import number_words
 from node_builder.schema import HUMAN_SOURCES, Problem, Trajectory
 

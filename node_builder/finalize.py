@@ -48,9 +48,7 @@ from collections.abc import Iterable
 
 from tqdm import tqdm
 
-from consensus_metrics import match_nodes
-from consensus_metrics.anchors import form_anchors, text_may_contain
-from node_builder.miner import number_of
+from node_builder.matcher import form_anchors, match_nodes, number_of, text_may_contain
 from node_builder.refine import is_arithmetic_for
 from node_builder.schema import Problem
 

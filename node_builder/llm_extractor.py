@@ -26,7 +26,7 @@ import json
 import threading
 
 from node_builder.expand import expand, value_text
-from node_builder.miner import number_of
+from node_builder.matcher import number_of
 from node_builder.schema import NODE_KINDS, Node, Problem
 
 MAX_TEXT = 200

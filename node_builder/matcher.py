@@ -1,25 +1,56 @@
-"""The one place node_builder uses consensus_metrics (SPEC §3 matching; no second matcher here).
+"""The one bridge from node_builder to the consensus_metrics core (`docs/SPEC.md` §3 matching; no
+second matcher here).
 
-* :func:`canonical_key` — canonical string of a form (clustering candidates, number detection);
-* :func:`relation_chains` — equation chains of a text with their sides as text spans (miner);
-* :func:`order_free_key` — the key the matcher compares chain sides with, up to commutativity
-  and associativity of ``+`` and ``*`` (``67 + 51 - 1`` ~ ``51 + 67 - 1``): clustering;
+Rule: every node_builder module that needs what the core decides about a text -- its canonical
+tokens, numbers, relation chains, matches, anchors, exact surd values, the final answer and the
+time budget that bounds it -- imports it from here, never from ``consensus_metrics`` itself, so
+the builder's view of the core is this one file. (What every package shares with the core and
+that decides nothing about a text is imported directly: the node schema,
+``consensus_metrics.nodes``; ``consensus_metrics.records`` for JSONL input with ``file:line``
+errors; ``consensus_metrics.outputs`` for output-path checks; ``consensus_metrics.argtypes`` for
+CLI argument types.)
+
+Defined here, on top of the core:
+
 * :func:`covered` — which nodes a text covers and where, with the build's matching settings:
   no symbolic step (cheap rules only, so a node that matches here matches at evaluation time
   too, where the symbolic step can only add coverage) and a generous, explicit time budget: a
   text that exhausts it raises :class:`MatchBudgetExceeded` instead of silently reporting
-  nodes uncovered, which would make builds depend on machine load.
+  nodes uncovered, which would make builds depend on machine load;
+* :func:`number_of` — the exact number a form states, when it is a plain number;
+* :func:`order_free_key` — the key the matcher compares chain sides with, up to commutativity
+  and associativity of ``+`` and ``*`` (``67 + 51 - 1`` ~ ``51 + 67 - 1``): clustering;
+* :func:`numbers_in`, :func:`standalone_numbers` — the numbers a text writes.
+
+Passed through from the core: :func:`canonical_key` (clustering, number detection),
+:func:`relation_chains` / :func:`split_relation` (the miner's equation chains), ``tokenize_form``,
+``commutative_key``, ``match_nodes`` (the scoring matcher: filter, finalize), ``form_anchors`` /
+``text_may_contain`` (finalize's prefilter), ``surd_value`` / ``rational`` (exact values),
+``parse_value`` (numerals), ``check_answer`` / ``Deadline`` / ``DEFAULT_THINK_FORMAT`` (the
+metric's ``acc`` and where a trajectory's answer is).
 
 Example:
     >>> covered("so t = 144 - 48(2.5) = 24 minutes", [{"id": "a", "text": "t = 24"}, {"id": "b", "text": "4"}])
     {'a': 3}
+    >>> number_of("\\\\frac{3}{4}"), number_of("$18"), number_of("x + 1")
+    (Fraction(3, 4), Fraction(18, 1), None)
 """
 
 from __future__ import annotations
 
-from consensus_metrics.matching import match_nodes_ex
+import re
+from fractions import Fraction
+
+from consensus_metrics.anchors import form_anchors, text_may_contain
+from consensus_metrics.answer import DEFAULT_THINK_FORMAT, check_answer
+from consensus_metrics.budget import Deadline
+from consensus_metrics.matching import match_nodes, match_nodes_ex
 from consensus_metrics.normalize import NUM, OP, REL, canonical_key, tokenize, tokenize_form
+from consensus_metrics.numbers import parse_value
 from consensus_metrics.relations import commutative_key, relation_chains, split_relation
+from consensus_metrics.surds import rational, surd_value
+
+_NUMBER_KEY = re.compile(r"^(neg )?#(\d+)(?:/(\d+))?$")
 
 #: Seconds one text may take to match all candidate nodes of a problem.
 BUDGET_S = 60.0
@@ -40,6 +71,17 @@ def covered(text: str, nodes: list[dict], budget_s: float = BUDGET_S) -> dict[st
     return {m.node_id: m.start for m in matches if m.covered}
 
 
+def number_of(form: str | None) -> Fraction | None:
+    """The exact number a form denotes when it is a plain number (``'\\\\frac{3}{4}'``, ``'$18'``)."""
+    if not form:
+        return None
+    match = _NUMBER_KEY.match(canonical_key(form))
+    if not match:
+        return None
+    value = Fraction(int(match.group(2)), int(match.group(3) or 1))
+    return -value if match.group(1) else value
+
+
 def order_free_key(form: str) -> str:
     """``commutative_key`` of a side: ``order_free_key("9 \\times 2") == order_free_key("2 \\cdot 9")``."""
     return commutative_key(*tokenize_form(form))
@@ -52,8 +94,6 @@ def numbers_in(text: str) -> set:
     >>> sorted(numbers_in("Simplify $\\sqrt{242}$ and $x^2 - 0.5 = -3$"))
     [Fraction(-3, 1), Fraction(1, 2), Fraction(2, 1), Fraction(242, 1)]
     """
-    from fractions import Fraction
-
     toks = tokenize(text)
     out = set()
     for i, (key, kind) in enumerate(zip(toks.keys, toks.kinds)):
@@ -90,5 +130,7 @@ def standalone_numbers(text: str) -> list[tuple[str, int, int]]:
     return out
 
 
-__all__ = ["MatchBudgetExceeded", "canonical_key", "commutative_key", "covered", "numbers_in", "order_free_key",
-           "relation_chains", "split_relation", "standalone_numbers", "tokenize_form"]
+__all__ = ["DEFAULT_THINK_FORMAT", "Deadline", "MatchBudgetExceeded", "canonical_key", "check_answer",
+           "commutative_key", "covered", "form_anchors", "match_nodes", "number_of", "numbers_in", "order_free_key",
+           "parse_value", "rational", "relation_chains", "split_relation", "standalone_numbers", "surd_value",
+           "text_may_contain", "tokenize_form"]

@@ -7,7 +7,7 @@ Candidates in one trajectory:
   the ends ``s0 = sn`` are *equation* candidates; every side after the first that is a plain
   number (its canonical key is one number) is a *value* candidate. A chain with another
   relation (``x - 1 \\ge 0``, ``n \\equiv 3 \\pmod 7``) gives one *proposition* per pair
-  (``\\equiv`` counts as an equation, as in SPEC §2).
+  (``\\equiv`` counts as an equation, as in docs/SPEC.md §2).
 * **stated relations** outside the text (``Trajectory.equations``, GSM8K ``<<16-3-4=9>>``): the
   equation and its result as a value.
 * **standalone numbers** in prose or math (``the lcm is 12``) of at least ``MIN_PROSE_VALUE``
@@ -36,13 +36,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from fractions import Fraction
 
-from consensus_metrics.answer import DEFAULT_THINK_FORMAT
-from consensus_metrics.surds import rational, surd_value
 from node_builder.expand import value_text
-from node_builder.matcher import (canonical_key, commutative_key, order_free_key, relation_chains, split_relation,
-                                  standalone_numbers, tokenize_form)
+from node_builder.matcher import (DEFAULT_THINK_FORMAT, canonical_key, commutative_key, number_of, order_free_key,
+                                  rational, relation_chains, split_relation, standalone_numbers, surd_value,
+                                  tokenize_form)
 from node_builder.schema import Trajectory
 
 #: Longest side (characters) taken into a relation candidate: longer spans are derivations.
@@ -50,7 +48,6 @@ MAX_SIDE_CHARS = 80
 #: Smallest integer taken from prose as a value candidate (single digits occur by chance).
 MIN_PROSE_VALUE = 10
 
-_NUMBER_KEY = re.compile(r"^(neg )?#(\d+)(?:/(\d+))?$")
 _PLAIN_NUMBER = re.compile(r"^-?\d[\d,]*(?:\.\d+)?$")
 _LEADING_PROSE = re.compile(r"^(?:[*/^+=\s]+|(?:[A-Za-z’']{2,}|[A-Za-z])\s+(?=[\d.(\\$-]))+")
 _TRAILING_PROSE = re.compile(r"(?:[\s*/^+=-]+|\s+[A-Za-z’']{2,})+$")
@@ -79,17 +76,6 @@ class Cluster:
     @property
     def text(self) -> str:
         return max(self.surface.items(), key=lambda kv: (kv[1], -len(kv[0])))[0]
-
-
-def number_of(form: str | None) -> Fraction | None:
-    """The exact number a form denotes when it is a plain number (``'\\\\frac{3}{4}'``, ``'$18'``)."""
-    if not form:
-        return None
-    match = _NUMBER_KEY.match(canonical_key(form))
-    if not match:
-        return None
-    value = Fraction(int(match.group(2)), int(match.group(3) or 1))
-    return -value if match.group(1) else value
 
 
 def clean_side(side: str) -> str | None:

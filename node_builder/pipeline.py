@@ -2,7 +2,8 @@
 
 ``build_record(problem, config)`` is pure given its inputs (deterministic: same problem, same
 record), which is what makes resumed builds identical to uninterrupted ones. Generation
-(stage 1a) happens before, in batches, in :mod:`node_builder.cli`.
+(stage 1a) happens before, in batches (:mod:`node_builder.generate`); :mod:`node_builder.build`
+runs a whole file through the stages.
 
 Provenance of every record::
 

@@ -47,12 +47,9 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
-from consensus_metrics.normalize import ID, tokenize_form
-from consensus_metrics.surds import rational, surd_value
-from node_builder.matcher import canonical_key, covered, numbers_in
-
 from node_builder.expand import expand
-from node_builder.miner import Cluster, number_of
+from node_builder.matcher import canonical_key, covered, number_of, numbers_in, rational, surd_value, tokenize_form
+from node_builder.miner import Cluster
 from node_builder.number_words import number_words
 from node_builder.schema import Node, Problem
 
@@ -335,7 +332,7 @@ def refine(problem: Problem, clusters: list[Cluster], trajectories: list, config
     threshold = config.min_support
     n_voices = len(voices)
 
-    def agreed(it: _Item) -> bool:  # SPEC: support floor, and a new voice likely to agree
+    def agreed(it: _Item) -> bool:  # docs/SPEC.md §6 stage 3: support floor, and a new voice likely to agree
         k = round(it.node.support * n_voices)
         return it.node.support >= threshold - 1e-9 and (k + 1) / (n_voices + 2) >= config.min_consensus - 1e-9
 

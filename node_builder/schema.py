@@ -1,4 +1,4 @@
-"""In-memory types of the node builder and the SPEC §2 record they become.
+"""In-memory types of the node builder and the docs/SPEC.md §2 record they become.
 
 A :class:`Problem` carries the benchmark item and its :class:`Trajectory` list (imported reference
 solutions or generated samples). The pipeline turns it into one JSON record::
@@ -72,7 +72,7 @@ class Problem:
 
 @dataclass
 class Node:
-    """A consensus node (SPEC §2). ``value`` is the exact number for ``kind == "value"``."""
+    """A consensus node (docs/SPEC.md §2). ``value`` is the exact number for ``kind == "value"``."""
 
     text: str
     kind: str
@@ -111,7 +111,7 @@ class Skipped:
 
 
 def make_record(problem: Problem, nodes: list[Node], provenance: dict[str, Any]) -> dict[str, Any]:
-    """Assemble the SPEC §2 record; node ids are ``n1..nk`` in stored (position) order."""
+    """Assemble the docs/SPEC.md §2 record; node ids are ``n1..nk`` in stored (position) order."""
     out_nodes = []
     for i, node in enumerate(nodes, start=1):
         node.id = f"n{i}"

@@ -41,8 +41,7 @@ from collections import Counter
 from fractions import Fraction
 
 from node_builder.importers.text_cleanup import strip_calculator_annotations
-from node_builder.matcher import covered, numbers_in
-from node_builder.miner import number_of
+from node_builder.matcher import covered, number_of, numbers_in
 from node_builder.number_words import number_words
 
 

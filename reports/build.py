@@ -404,15 +404,68 @@ def build_report(specs: list[str], out_dir: str | os.PathLike,
     return {name: out / path.relative_to(staging) for name, path in written.items()}
 
 
+@dataclass
+class _Board:
+    """The leaderboard step's results, which the page reuses."""
+
+    long: pd.DataFrame
+    board: pd.DataFrame
+    sorted_by: str
+    ascending: bool
+    shared: list[str]
+    node_lines: dict[str, str]
+    repeats: pd.DataFrame
+    comparison: pd.DataFrame | None
+
+
+@dataclass
+class _SampleViews:
+    """The per-sample diagnostics (only when some run has a samples file)."""
+
+    nodes: pd.DataFrame
+    mismatch: pd.DataFrame
+    mismatch_by_key: pd.DataFrame
+    levels: pd.DataFrame
+    missed: pd.DataFrame
+    coverage: pd.DataFrame
+    examples: pd.DataFrame
+
+
 def _build_into(out: Path, runs: list[Run], specs: list[str], options: ReportOptions) -> dict[str, Path]:
-    """Write every file of the report into the (empty) folder ``out``."""
+    """Write every file of the report into the (empty) folder ``out``, step by step: the
+    leaderboard tables, the per-sample tables, the figures, the page."""
     labels = [run.label for run in runs]
     baseline = resolve_baseline(labels, options.baseline) if options.baseline else None
     figures_dir = out / "figures"
     figures_dir.mkdir(parents=True, exist_ok=True)
     written: dict[str, Path] = {}
+    board = _write_leaderboard(out, runs, baseline, options, written)
+    views = _write_sample_tables(out, runs, options, written)
+    figures: dict[str, list] = {"main": _main_figures(board.long, labels, figures_dir, written),
+                                "levels": [], "mismatch": [], "nodes": [], "comparison": []}
+    context = _page_context(runs, specs, options, board, figures)
+    context.update(_sample_sections(views, runs, labels, options.threshold, figures, figures_dir, written))
+    if board.comparison is not None:
+        figures["comparison"] += _figure(plots.delta_bars(board.comparison, baseline, labels),
+                                         "comparison", f"Δ Acc and Δ NCR vs {baseline} "
+                                         "(green: better, red: worse), ±1 combined s.e.",
+                                         figures_dir, written)
+        context["comparison"] = _comparison_context(board.comparison, baseline)
+    notes = _global_notes(runs, board.shared) + _own_vote_notes(runs, board.node_lines)
+    if views is not None:
+        notes.extend(_node_version_notes(views.nodes))
+    context["notes"] = notes
+    context["run_notes"] = [f"{run.label}: {note}" for run in runs for note in run.notes]
+    written["index.html"] = _write(out / "index.html", html.render(context))
+    for note in notes + context["run_notes"]:
+        print(f"reports: note: {note}", file=sys.stderr)
+    return written
 
-    # Leaderboard (results JSON; the node-file column from the samples files' docs).
+
+def _write_leaderboard(out: Path, runs: list[Run], baseline: str | None, options: ReportOptions,
+                       written: dict[str, Path]) -> _Board:
+    """leaderboard.csv/.md (+ repeats.csv, comparison.csv): from the results JSON, with the
+    node-file column from the samples files' docs."""
     long = metrics_long(runs)
     frame = leaderboard_frame(runs)
     node_lines = {run.label: run_nodes_summary(run) for run in runs}
@@ -421,7 +474,6 @@ def _build_into(out: Path, runs: list[Run], specs: list[str], options: ReportOpt
     sorted_by, ascending = resolve_sort(frame, options.sort_by, options.ascending)
     board = sort_leaderboard(frame, sorted_by, ascending)
     shared = common_keys(runs)
-    notes = _global_notes(runs, shared) + _own_vote_notes(runs, node_lines)
     comparison = compare_to_baseline(long, baseline) if baseline else None
     repeats = repeat_summary(runs)
     markdown = to_markdown(board, shared)
@@ -434,104 +486,101 @@ def _build_into(out: Path, runs: list[Run], specs: list[str], options: ReportOpt
     written["leaderboard.md"] = _write(out / "leaderboard.md", markdown)
     if comparison is not None:
         written["comparison.csv"] = _write(out / "comparison.csv", _csv(comparison))
+    return _Board(long, board, sorted_by, ascending, shared, node_lines, repeats, comparison)
 
-    # Samples: per generation and per node.
+
+def _write_sample_tables(out: Path, runs: list[Run], options: ReportOptions, written: dict[str, Path]
+                         ) -> _SampleViews | None:
+    """generations.csv, mismatch.csv, by_level.csv, missed_nodes.csv, coverage_by_position.csv
+    from the samples files; ``None`` when no run has one."""
     generations, nodes = sample_frames(runs)
+    if generations.empty:
+        return None
     threshold = options.threshold
-    with_samples = not generations.empty
-    if with_samples:
-        labelled = diagnostics.with_categories(generations, threshold)
-        mismatch = diagnostics.mismatch_table(generations, threshold)
-        mismatch_by_key = diagnostics.mismatch_table(generations, threshold, by=("run", "key"))
-        levels = diagnostics.by_level(generations)
-        missed = diagnostics.missed_nodes(nodes, options.top_nodes)
-        coverage = diagnostics.coverage_by_position(nodes)
-        examples = attach_texts(diagnostics.pick_examples(generations, threshold,
-                                                          options.examples))
-        export = labelled.drop(columns=["positions", "problem", "samples_path", "lineno"])
-        export["covered"] = export["covered"].map(";".join)
-        written["generations.csv"] = _write(out / "generations.csv", _csv(export))
-        written["mismatch.csv"] = _write(out / "mismatch.csv", _csv(
-            pd.concat([mismatch.assign(key="all"), mismatch_by_key], ignore_index=True)
-            .assign(threshold=threshold)))
-        written["by_level.csv"] = _write(out / "by_level.csv", _csv(levels))
-        written["missed_nodes.csv"] = _write(out / "missed_nodes.csv", _csv(missed))
-        written["coverage_by_position.csv"] = _write(out / "coverage_by_position.csv",
-                                                     _csv(coverage))
+    labelled = diagnostics.with_categories(generations, threshold)
+    views = _SampleViews(
+        nodes=nodes,
+        mismatch=diagnostics.mismatch_table(generations, threshold),
+        mismatch_by_key=diagnostics.mismatch_table(generations, threshold, by=("run", "key")),
+        levels=diagnostics.by_level(generations),
+        missed=diagnostics.missed_nodes(nodes, options.top_nodes),
+        coverage=diagnostics.coverage_by_position(nodes),
+        examples=attach_texts(diagnostics.pick_examples(generations, threshold, options.examples)))
+    export = labelled.drop(columns=["positions", "problem", "samples_path", "lineno"])
+    export["covered"] = export["covered"].map(";".join)
+    written["generations.csv"] = _write(out / "generations.csv", _csv(export))
+    written["mismatch.csv"] = _write(out / "mismatch.csv", _csv(
+        pd.concat([views.mismatch.assign(key="all"), views.mismatch_by_key], ignore_index=True)
+        .assign(threshold=threshold)))
+    written["by_level.csv"] = _write(out / "by_level.csv", _csv(views.levels))
+    written["missed_nodes.csv"] = _write(out / "missed_nodes.csv", _csv(views.missed))
+    written["coverage_by_position.csv"] = _write(out / "coverage_by_position.csv", _csv(views.coverage))
+    return views
 
-    # Figures and page.
-    figures: dict[str, list] = {"main": [], "levels": [], "mismatch": [], "nodes": [],
-                                "comparison": []}
-    figures["main"] += _figure(plots.acc_vs_ncr(long, labels), "acc_vs_ncr",
-                               "Acc against NCR per run (colour) and benchmark (marker), ±1 s.e.; "
-                               "dotted: Acc = NCR.", figures_dir, written)
-    figures["main"] += _figure(plots.metric_bars(long, labels, "acc", "Acc (pass@1)",
-                                                 "Final-answer accuracy (higher is better)"),
-                               "acc", "Acc per benchmark and run, ±1 s.e.", figures_dir, written)
-    figures["main"] += _figure(plots.metric_bars(long, labels, "ncr", "NCR (node coverage rate)",
-                                                 "Consensus nodes reached (higher is better)"),
-                               "ncr", "NCR per benchmark and run, ±1 s.e.; n/a: no problem with nodes.",
-                               figures_dir, written)
-    figures["main"] += _figure(plots.metric_bars(long, labels, "tpn", "TPN (tokens per node)",
-                                                 "Tokens per node reached (lower is better)"),
-                               "tpn", "TPN per benchmark and run, ±1 s.e.; n/a: no node reached.",
-                               figures_dir, written)
-    figures["main"] += _figure(plots.metric_bars(long, labels, "n_tokens", "mean tokens",
-                                                 "Generated tokens"),
-                               "tokens", "Mean generated tokens per benchmark and run, ±1 s.e.",
-                               figures_dir, written)
-    context: dict[str, Any] = {
+
+def _main_figures(long: pd.DataFrame, labels: list[str], figures_dir: Path, written: dict[str, Path]
+                  ) -> list[dict[str, str]]:
+    """Acc against NCR, then a bar plot per metric (Acc, NCR, TPN, tokens)."""
+    figures = _figure(plots.acc_vs_ncr(long, labels), "acc_vs_ncr",
+                      "Acc against NCR per run (colour) and benchmark (marker), ±1 s.e.; "
+                      "dotted: Acc = NCR.", figures_dir, written)
+    bars = [("acc", "Acc (pass@1)", "Final-answer accuracy (higher is better)", "acc",
+             "Acc per benchmark and run, ±1 s.e."),
+            ("ncr", "NCR (node coverage rate)", "Consensus nodes reached (higher is better)", "ncr",
+             "NCR per benchmark and run, ±1 s.e.; n/a: no problem with nodes."),
+            ("tpn", "TPN (tokens per node)", "Tokens per node reached (lower is better)", "tpn",
+             "TPN per benchmark and run, ±1 s.e.; n/a: no node reached."),
+            ("n_tokens", "mean tokens", "Generated tokens", "tokens",
+             "Mean generated tokens per benchmark and run, ±1 s.e.")]
+    for metric, axis, title, name, caption in bars:
+        figures += _figure(plots.metric_bars(long, labels, metric, axis, title), name, caption,
+                           figures_dir, written)
+    return figures
+
+
+def _page_context(runs: list[Run], specs: list[str], options: ReportOptions, board: _Board,
+                  figures: dict[str, list]) -> dict[str, Any]:
+    """The page's header, runs, leaderboard and repeats (sections from samples come after)."""
+    return {
         "title": options.title, "built": dt.datetime.now().strftime("%Y-%m-%d %H:%M"),
         "command": options.command or "python -m reports build " + " ".join(
             shlex.quote(spec) for spec in specs),
         "runs": [_run_context(run) for run in runs], "keys": all_keys(runs),
-        "board": _board_context(board, sorted_by, ascending, shared),
-        "threshold": f"{threshold:g}", "examples_per_cell": options.examples,
-        "comparison": None, "figures": figures, "repeats": _repeats_context(repeats),
+        "board": _board_context(board.board, board.sorted_by, board.ascending, board.shared),
+        "threshold": f"{options.threshold:g}", "examples_per_cell": options.examples,
+        "comparison": None, "figures": figures, "repeats": _repeats_context(board.repeats),
         "intro": list(options.intro),
     }
+
+
+def _sample_sections(views: _SampleViews | None, runs: list[Run], labels: list[str], threshold: float,
+                     figures: dict[str, list], figures_dir: Path, written: dict[str, Path]) -> dict[str, Any]:
+    """The page's per-sample sections and their figures (levels, mismatch, nodes, examples), or
+    what says why they are missing."""
     has_math = any(t.benchmark == "math500" for r in runs for t in r.tasks.values())
-    has_math_samples = any(t.benchmark == "math500" and t.samples_path
-                           for r in runs for t in r.tasks.values())
-    if with_samples:
-        figures["levels"] += _figure(plots.difficulty_lines(levels, labels), "math500_levels",
-                                     "MATH-500 Acc and NCR by difficulty level (per generation, "
-                                     "±1 s.e.).", figures_dir, written)
-        figures["mismatch"] += _figure(plots.mismatch_bars(mismatch), "mismatch",
-                                       f"Share of generations per cell (τ = {threshold:g}).",
-                                       figures_dir, written)
-        figures["nodes"] += _figure(plots.position_lines(coverage, labels), "node_position",
-                                    "Share of nodes reached by their relative position in the "
-                                    "reference solutions.", figures_dir, written)
-        context["levels"] = _levels_context(levels, has_math, has_math_samples)
-        context["mismatch"] = _mismatch_context(mismatch, mismatch_by_key, examples)
-        context["nodes"] = {"tables": _nodes_context(missed),
-                            "missing": "No problem in the samples has nodes."}
-        context["examples"] = _examples_context(examples, nodes)
-        context["examples_missing"] = "No generation of a problem with nodes."
-    else:
+    if views is None:
         missing = "No run has a samples file (run lm_eval with --log_samples): the per-sample " \
                   "views (mismatch table, node diagnostics, difficulty levels, examples) " \
                   "cannot be shown."
-        context["levels"] = _levels_context(pd.DataFrame(), has_math, False)
-        context["mismatch"] = {"rows": [], "missing": missing}
-        context["nodes"] = {"tables": [], "missing": missing}
-        context["examples"] = []
-        context["examples_missing"] = missing
-    if comparison is not None:
-        figures["comparison"] += _figure(plots.delta_bars(comparison, baseline, labels),
-                                         "comparison", f"Δ Acc and Δ NCR vs {baseline} "
-                                         "(green: better, red: worse), ±1 combined s.e.",
-                                         figures_dir, written)
-        context["comparison"] = _comparison_context(comparison, baseline)
-    if with_samples:
-        notes.extend(_node_version_notes(nodes))
-    context["notes"] = notes
-    context["run_notes"] = [f"{run.label}: {note}" for run in runs for note in run.notes]
-    written["index.html"] = _write(out / "index.html", html.render(context))
-    for note in notes + context["run_notes"]:
-        print(f"reports: note: {note}", file=sys.stderr)
-    return written
+        return {"levels": _levels_context(pd.DataFrame(), has_math, False),
+                "mismatch": {"rows": [], "missing": missing}, "nodes": {"tables": [], "missing": missing},
+                "examples": [], "examples_missing": missing}
+    has_math_samples = any(t.benchmark == "math500" and t.samples_path
+                           for r in runs for t in r.tasks.values())
+    figures["levels"] += _figure(plots.difficulty_lines(views.levels, labels), "math500_levels",
+                                 "MATH-500 Acc and NCR by difficulty level (per generation, "
+                                 "±1 s.e.).", figures_dir, written)
+    figures["mismatch"] += _figure(plots.mismatch_bars(views.mismatch), "mismatch",
+                                   f"Share of generations per cell (τ = {threshold:g}).",
+                                   figures_dir, written)
+    figures["nodes"] += _figure(plots.position_lines(views.coverage, labels), "node_position",
+                                "Share of nodes reached by their relative position in the "
+                                "reference solutions.", figures_dir, written)
+    return {"levels": _levels_context(views.levels, has_math, has_math_samples),
+            "mismatch": _mismatch_context(views.mismatch, views.mismatch_by_key, views.examples),
+            "nodes": {"tables": _nodes_context(views.missed), "missing": "No problem in the samples has nodes."},
+            "examples": _examples_context(views.examples, views.nodes),
+            "examples_missing": "No generation of a problem with nodes."}
 
 
 def _global_notes(runs: list[Run], shared: list[str]) -> list[str]:

@@ -18,7 +18,7 @@
 * :func:`by_level` — Acc and NCR per MATH-500 difficulty level (1–5), mean ± standard error.
 * :func:`missed_nodes` — per benchmark, the nodes missed most (each run counts once).
 * :func:`coverage_by_position` — the share of nodes reached, by the node's relative position
-  in the reference solutions (SPEC §2 ``position``, binned), per run and benchmark.
+  in the reference solutions (docs/SPEC.md §2 ``position``, binned), per run and benchmark.
 
 Example::
 

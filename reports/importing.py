@@ -2,7 +2,7 @@ r"""``python -m reports import``: score trajectories generated elsewhere into an
 
 Outputs of other harnesses (a SkyThought / Qwen2.5-Math evaluation dump, an API batch, a
 colleague's JSONL) go through exactly the scoring of the ``consensusbench_*`` lm-eval tasks --
-each problem becomes the task's doc (the SPEC §2 record plus ``tpn_tokenizer``, ``think_format``
+each problem becomes the task's doc (the docs/SPEC.md §2 record plus ``tpn_tokenizer``, ``think_format``
 and ``nodes_file``, as ``load_consensusbench`` makes it) and is scored by the task's own
 ``process_results`` -- and the run is written as lm-eval writes one::
 
@@ -16,7 +16,7 @@ std / sqrt(n)) for ``acc``, ``ncr``, ``tpn``, ``n_tokens``, a problem left out o
 
 Input: JSONL, one problem per line, ``{"id": ..., "completion": "..."}`` or ``{"id": ...,
 "completions": [...]}`` (several samples: pass@k as the ``_pass16`` tasks report it); ids are the
-ids of ``--data`` (a SPEC §2 file, e.g. a leave-one-model-out node file). Other fields are kept
+ids of ``--data`` (a docs/SPEC.md §2 file, e.g. a leave-one-model-out node file). Other fields are kept
 in the doc under ``import``.
 
 Idempotent: the results file records a fingerprint of the inputs and settings (SHA-256 of the
@@ -177,10 +177,40 @@ def import_run(trajectories: str | os.PathLike, data: str | os.PathLike, model: 
     template, which is only right when it is the generating model's own tokenizer. ``budget_s``:
     the scoring time per generation (the tasks' ``budget_s`` metadata; generous by default, so a
     busy machine does not turn long traces into timeouts).
+
+    Steps: read and check the inputs (:func:`_read_inputs`), skip an import already there, score
+    every problem's completions as the task does (:func:`_score_all`), write the samples file and
+    the results file (:func:`_write_run`).
     """
     from lm_eval_tasks.consensusbench import utils
 
     trajectories, data = Path(trajectories), Path(data)
+    problems, rows, benchmark, repeats = _read_inputs(trajectories, data, benchmark)
+    tokenizer_name = tokenizer or ""
+    fmt = utils.resolve_think_format({"think_format": think_format, "think_prefilled": think_prefilled},
+                                     tokenizer_name)
+    fingerprint = hashlib.sha256(json.dumps(
+        [file_sha256(trajectories), file_sha256(data), tokenizer_name, fmt, benchmark, model, budget_s],
+        sort_keys=True).encode()).hexdigest()
+    folder = Path(out) / sanitize(model)
+    folder.mkdir(parents=True, exist_ok=True)
+    done = _existing(folder, fingerprint)
+    if done is not None:
+        return done, False
+    _drop_stale(folder, file_sha256(trajectories), fingerprint)
+    settings = {"tpn_tokenizer": tokenizer_name, "think_format": fmt, "nodes_file": display_path(data),
+                "budget_s": float(budget_s)}
+    docs = [_doc(problems[row["id"]], row, settings) for row in rows]
+    per_doc = _score_all([(doc, row["texts"]) for doc, row in zip(docs, rows)], workers,
+                         f"scoring {model}" if progress else None)
+    meta = {"fingerprint": fingerprint, "source": source, "generation": generation, "model": model}
+    return _write_run(folder, trajectories, data, benchmark, repeats, docs, rows, per_doc, settings, meta), True
+
+
+def _read_inputs(trajectories: Path, data: Path, benchmark: str | None) -> tuple[dict, list[dict], str, int]:
+    """``(problems by id, trajectory rows, benchmark, completions per problem)``, checked:
+    both files exist, every row's id is a problem of ``data``, one benchmark, the same number of
+    completions per problem; else :class:`ReportInputError`."""
     for flag, path in (("trajectories", trajectories), ("--data", data)):
         if not path.is_file():
             raise ReportInputError(f"{flag} {path}: no such file")
@@ -199,33 +229,26 @@ def import_run(trajectories: str | os.PathLike, data: str | os.PathLike, model: 
     repeats = max(len(row["texts"]) for row in rows)
     if any(len(row["texts"]) != repeats for row in rows):
         raise ReportInputError(f"{trajectories}: every problem needs the same number of completions")
-    tokenizer_name = tokenizer or ""
-    fmt = utils.resolve_think_format({"think_format": think_format, "think_prefilled": think_prefilled},
-                                     tokenizer_name)
-    nodes_file = display_path(data)
-    fingerprint = hashlib.sha256(json.dumps(
-        [file_sha256(trajectories), file_sha256(data), tokenizer_name, fmt, benchmark, model, budget_s],
-        sort_keys=True).encode()).hexdigest()
-    folder = Path(out) / sanitize(model)
-    folder.mkdir(parents=True, exist_ok=True)
-    done = _existing(folder, fingerprint)
-    if done is not None:
-        return done, False
-    _drop_stale(folder, file_sha256(trajectories), fingerprint)
+    return problems, rows, benchmark, repeats
 
-    docs = []
-    for row in rows:
-        doc = dict(problems[row["id"]])
-        doc.update(tpn_tokenizer=tokenizer_name, think_format=fmt, nodes_file=nodes_file, budget_s=float(budget_s))
-        if row["extra"]:
-            doc["import"] = row["extra"]
-        docs.append(doc)
-    items = [(doc, row["texts"]) for doc, row in zip(docs, rows)]
+
+def _doc(problem: dict, row: dict, settings: dict) -> dict:
+    """The task's doc of one problem: its record plus the scoring settings (and the row's extra fields)."""
+    doc = dict(problem)
+    doc.update(settings)
+    if row["extra"]:
+        doc["import"] = row["extra"]
+    return doc
+
+
+def _score_all(items: list[tuple[dict, list[str]]], workers: int, progress: str | None) -> list[dict]:
+    """``process_results`` of every ``(doc, completions)``, in order; ``workers`` > 1 spawns a
+    pool; ``progress``: the progress bar's label (no bar when None)."""
     bar = None
     if progress:
         from tqdm.auto import tqdm
 
-        bar = tqdm(total=len(items), desc=f"scoring {model}", unit=" problems")
+        bar = tqdm(total=len(items), desc=progress, unit=" problems")
     per_doc: list[dict] = []
     if workers and workers > 1:
         with mp.get_context("spawn").Pool(workers) as pool:
@@ -240,12 +263,16 @@ def import_run(trajectories: str | os.PathLike, data: str | os.PathLike, model: 
                 bar.update(1)
     if bar:
         bar.close()
+    return per_doc
 
+
+def _write_run(folder: Path, trajectories: Path, data: Path, benchmark: str, repeats: int, docs: list[dict],
+               rows: list[dict], per_doc: list[dict], settings: dict, meta: dict) -> Path:
+    """Write ``samples_<task>_<stamp>.jsonl`` and ``results_<stamp>.json`` as lm-eval would; the
+    results path."""
     task = f"consensusbench_{benchmark}"
     stamp = dt.datetime.now().strftime("%Y-%m-%dT%H-%M-%S.%f")
-    samples_path = folder / f"samples_{task}_{stamp}.jsonl"
-    results_path = folder / f"results_{stamp}.json"
-    prompt_note = f"(imported: generated outside lm-eval{'; ' + generation if generation else ''})"
+    prompt_note = f"(imported: generated outside lm-eval{'; ' + meta['generation'] if meta['generation'] else ''})"
     lines = []
     for index, (doc, row, scores) in enumerate(zip(docs, rows, per_doc)):
         line = {"doc_id": index, "doc": doc, "target": doc["answer"],
@@ -253,33 +280,40 @@ def import_run(trajectories: str | os.PathLike, data: str | os.PathLike, model: 
                 "resps": [row["texts"]], "filtered_resps": [row["texts"]], "filter": "none",
                 "metrics": sorted(scores), **scores}
         lines.append(json.dumps(line, ensure_ascii=False))
-    _write(samples_path, "\n".join(lines) + "\n")
-    entry = {"alias": task, **_aggregate(per_doc, repeats)}
+    _write(folder / f"samples_{task}_{stamp}.jsonl", "\n".join(lines) + "\n")
+    results_path = folder / f"results_{stamp}.json"
+    _write(results_path, json.dumps(_results(task, trajectories, data, repeats, rows, per_doc, settings, meta),
+                                     indent=1, ensure_ascii=False) + "\n")
+    return results_path
+
+
+def _results(task: str, trajectories: Path, data: Path, repeats: int, rows: list[dict], per_doc: list[dict],
+             settings: dict, meta: dict) -> dict:
+    """The results JSON of an imported run, shaped like lm-eval's (``IMPORT_KEY`` says what it came from)."""
     version = 1.1
-    results = {
-        "results": {task: entry},
+    fmt, tokenizer_name, nodes_file = settings["think_format"], settings["tpn_tokenizer"], settings["nodes_file"]
+    return {
+        "results": {task: {"alias": task, **_aggregate(per_doc, repeats)}},
         "group_subtasks": {},
         "configs": {task: {
             "task": task, "dataset_kwargs": {"data_file": data.name}, "repeats": repeats,
             "generation_kwargs": {"do_sample": False, "temperature": 0.0} if repeats == 1 else {"do_sample": True},
             "metadata": {"version": version, "data_dir": display_path(data.parent), "think_format": fmt,
-                         "tpn_tokenizer": tokenizer_name, "budget_s": float(budget_s)},
+                         "tpn_tokenizer": tokenizer_name, "budget_s": settings["budget_s"]},
         }},
         "versions": {task: version},
         "n-shot": {task: 0},
         "higher_is_better": {task: {"acc": True, "ncr": True, "tpn": False}},
         "n-samples": {task: {"original": len(rows), "effective": len(rows)}},
-        "config": {"model": "imported", "model_args": {"source": source or display_path(trajectories),
+        "config": {"model": "imported", "model_args": {"source": meta["source"] or display_path(trajectories),
                                                         "nodes": nodes_file}},
-        "model_name": model,
+        "model_name": meta["model"],
         "date": dt.datetime.now().timestamp(),
-        IMPORT_KEY: {"fingerprint": fingerprint, "trajectories": display_path(trajectories),
+        IMPORT_KEY: {"fingerprint": meta["fingerprint"], "trajectories": display_path(trajectories),
                      "trajectories_sha256": file_sha256(trajectories), "nodes_file": nodes_file,
                      "nodes_sha256": file_sha256(data), "think_format": fmt, "tpn_tokenizer": tokenizer_name,
-                     "source": source, "generation": generation},
+                     "source": meta["source"], "generation": meta["generation"]},
     }
-    _write(results_path, json.dumps(results, indent=1, ensure_ascii=False) + "\n")
-    return results_path, True
 
 
 def _write(path: Path, text: str) -> None:
@@ -293,7 +327,7 @@ def add_parser(commands) -> None:
     sub = commands.add_parser("import", help="score trajectories from elsewhere into an lm-eval-shaped run",
                               description=__doc__.split("\n\n")[0])
     sub.add_argument("trajectories", help="JSONL: {id, completion} or {id, completions} per problem")
-    sub.add_argument("--data", required=True, help="SPEC §2 problem file the ids refer to (the nodes scored against)")
+    sub.add_argument("--data", required=True, help="docs/SPEC.md §2 problem file the ids refer to (the nodes scored against)")
     sub.add_argument("--model", required=True, help="model name (the folder and the report's model column)")
     sub.add_argument("--out", required=True, help="output folder; the run goes to OUT/<model>/")
     sub.add_argument("--benchmark", default=None, help="benchmark name (default: the problems' 'benchmark')")

@@ -121,7 +121,8 @@ def describe_generation(kwargs: dict[str, Any], repeats: int) -> str:
 
 
 def benchmark_sort_key(key: str) -> tuple[int, str]:
-    """Order column groups: the known benchmarks first (SPEC order), variants after their base.
+    """Order column groups: the known benchmarks first (in the order of docs/SPEC.md §1), variants
+    after their base.
 
     >>> sorted(["aime24", "zzz", "gsm8k_pass16", "math500", "gsm8k"], key=benchmark_sort_key)
     ['math500', 'gsm8k', 'gsm8k_pass16', 'aime24', 'zzz']

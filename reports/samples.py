@@ -10,7 +10,7 @@ generation (``acc``, ``ncr``, ``tpn``, ``n_tokens``, ``covered``, ``positions``,
   index, the scores, level/subject, and where its line is: texts are not kept, so memory stays
   small with long thinking traces; :func:`attach_texts` reads back the few shown as examples);
 * the nodes frame — one row per (generation, node of its problem): was the node covered, its
-  text, kind, support and relative position (SPEC §2).
+  text, kind, support and relative position (docs/SPEC.md §2).
 
 Example::
 

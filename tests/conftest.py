@@ -13,7 +13,7 @@ def tiny_model_dir(tmp_path_factory):
     import torch
     from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
 
-    from lm_eval_tasks.embedded_model import ensure_embedded_model
+    from models.embedded_model import ensure_embedded_model
 
     tokenizer = AutoTokenizer.from_pretrained(ensure_embedded_model())
     torch.manual_seed(0)

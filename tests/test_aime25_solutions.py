@@ -35,10 +35,10 @@ import sympy as sp
 
 SOLUTIONS_MD = Path(__file__).resolve().parents[1] / "node_builder" / "sources" / "aime25_solutions.md"
 
-# Official answers, copied from ../shared/data/raw/aime25/matharena/aime_2025_{I,II}/answers.csv
+# Official answers, copied from RAW/aime25/matharena/aime_2025_{I,II}/answers.csv (node_builder/README.md)
 # (eth-sri/matharena @ 81f103e38b1df076afa65ee0a3ffbe148d42e6d2); the second copy,
 # aime_preview/test2025-{I,II}.jsonl (GAIR-NLP/AIME-Preview), agrees. Kept as a literal table
-# because the project must not read ../shared at run time.
+# because the tests must not need the raw folder at run time.
 OFFICIAL_ANSWERS = {
     "2025-I-1": 70, "2025-I-2": 588, "2025-I-3": 16, "2025-I-4": 117, "2025-I-5": 279,
     "2025-I-6": 504, "2025-I-7": 821, "2025-I-8": 77, "2025-I-9": 62, "2025-I-10": 81,

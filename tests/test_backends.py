@@ -23,7 +23,7 @@ TINY = SamplingConfig(max_tokens=12, temperature=0.0)
 @pytest.fixture(scope="module")
 def smollm2() -> str:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    from lm_eval_tasks.embedded_model import ensure_embedded_model
+    from models.embedded_model import ensure_embedded_model
 
     return str(ensure_embedded_model())
 
@@ -104,7 +104,7 @@ def test_cli_build_with_the_hf_backend_and_the_llm_extractor_then_resume(smollm2
 @pytest.mark.server
 @pytest.mark.slow
 def test_openai_backend_and_cli_against_a_real_vllm_server(smollm2, tmp_path):
-    from lm_eval_tasks.vllm_server import vllm_server
+    from models.vllm_server import vllm_server
 
     with vllm_server(smollm2) as server:
         backend = OpenAIBackend(server.model, TINY, base_url=server.base_url)

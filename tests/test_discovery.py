@@ -65,6 +65,69 @@ def test_patched_task_manager_respects_include_defaults_false(tmp_path):
     assert manager.all_tasks == ["my_probe_task"]
 
 
+class _EntryPointTaskManager:
+    """A stand-in for the ``TaskManager`` of an lm-eval that discovers ``lm_eval.tasks`` entry
+    points (lm-eval PR #4015). Simulated because no lm-eval release has the group yet: this class
+    resolves the entry points of :attr:`entry_points` (real ``importlib.metadata.EntryPoint``
+    objects, the registry a plugin's install would fill) to their package folders, appends the
+    ``include_path`` folders, and records every folder it scans; task names are read from the
+    YAMLs' ``task:``/``group:`` lines, as lm-eval indexes them."""
+
+    entry_points: list = []
+
+    def __init__(self, verbosity=None, include_path=None, include_defaults=True, metadata=None):
+        folders = [os.path.dirname(ep.load().__file__) for ep in self.entry_points]
+        if include_path:
+            folders += list(include_path) if isinstance(include_path, (list, tuple)) else [include_path]
+        self.scanned = [os.path.realpath(os.fspath(folder)) for folder in folders]
+        names = set()
+        for folder in self.scanned:
+            for yaml_file in Path(folder).glob("*.yaml"):
+                for line in yaml_file.read_text(encoding="utf-8").splitlines():
+                    if line.startswith(("task: ", "group: ")):
+                        names.add(line.split(":", 1)[1].strip())
+        self.all_tasks = sorted(names)
+
+
+def _simulated_lm_eval(entry_points):
+    from importlib.metadata import EntryPoint
+
+    class Manager(_EntryPointTaskManager):
+        pass
+
+    Manager.entry_points = [EntryPoint(name=name, value=value, group="lm_eval.tasks") for name, value in entry_points]
+    discovery.patch_task_manager(Manager)
+    return Manager
+
+
+def test_the_hook_steps_aside_when_lm_eval_discovers_our_entry_point(tmp_path):
+    ours = os.path.realpath(TASKS_DIR)
+    manager_cls = _simulated_lm_eval([("consensusbench", "lm_eval_tasks.consensusbench")])
+    manager = manager_cls()
+    assert manager.scanned == [ours]  # found through the entry point, scanned once
+    assert "consensusbench_math500" in manager.all_tasks
+    user = manager_cls(include_path=str(tmp_path))
+    assert user.scanned == [ours, os.path.realpath(tmp_path)]  # the user's path passed as given
+
+
+def test_the_hook_adds_our_folder_when_the_entry_point_is_not_discovered(tmp_path):
+    ours = os.path.realpath(TASKS_DIR)
+    other_plugin = _simulated_lm_eval([("json", "json")])  # an entry point of someone else only
+    assert other_plugin().scanned == [os.path.dirname(os.path.realpath(json.__file__)), ours]
+    none = _simulated_lm_eval([])  # lm-eval 0.4.13: no entry points at all
+    assert none(include_path=str(tmp_path)).scanned == [ours, os.path.realpath(tmp_path)]
+    assert "consensusbench_math500" in none().all_tasks
+    assert none(include_defaults=False).scanned == []  # include_defaults=False still respected
+
+
+def test_the_real_lm_eval_does_not_discover_entry_points_yet():
+    """lm-eval 0.4.13 (pinned): the probe says no, so the hook adds our folder."""
+    from lm_eval.tasks.manager import TaskManager
+
+    original = getattr(TaskManager.__init__, "__wrapped__", TaskManager.__init__)
+    assert discovery.lm_eval_finds_our_tasks(TaskManager, original) is False
+
+
 def _run_python(python, code, env_extra=None, cwd=None):
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env.update(env_extra or {})

@@ -330,13 +330,13 @@ def test_samples_bad_lines_and_answers_that_disagree_are_named(tmp_path):
 
 
 def test_samples_only_drops_imported_solutions_but_keeps_earlier_samples(tmp_path):
-    from node_builder.cli import _attach_samples
+    from node_builder.generate import attach_samples
 
     problems = gsm8k.load(RAW / "gsm8k" / "test.jsonl").problems[:1]
     earlier = _samples_file(tmp_path / "a.jsonl", "vllm:org/Alpha-7B", problems, ["\\boxed{18}"])
     [problem] = load_sources([f"gsm8k:{RAW}/gsm8k/test.jsonl", f"gsm8k-socratic:{RAW}/gsm8k/test_socratic.jsonl",
                               f"samples:{earlier}"], "gsm8k").problems[:1]
-    _attach_samples(problem, {"backend": "hf:/models/Beta-1B", "samples": ["18", "17"]}, samples_only=True)
+    attach_samples(problem, {"backend": "hf:/models/Beta-1B", "samples": ["18", "17"]}, samples_only=True)
     assert [(t.source, t.voice) for t in problem.trajectories] == [
         ("sample:vllm:org/Alpha-7B", "Alpha-7B"), ("sample:hf:/models/Beta-1B", "Beta-1B"),
         ("sample:hf:/models/Beta-1B", "Beta-1B")]

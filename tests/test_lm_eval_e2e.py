@@ -1,5 +1,5 @@
 """All ConsensusBench tasks, the group and a pass@16 task end to end: the real ``lm_eval`` CLI, the
-HF backend, the embedded SmolLM2 (converted by lm_eval_tasks.embedded_model), no --include_path.
+HF backend, the embedded SmolLM2 (converted by models.embedded_model), no --include_path.
 
 One lm-eval process runs everything (its ~30 s start-up is paid once): the four tasks and the
 ``consensusbench`` group on one problem each, plus ``consensusbench_aime24_pass16`` (16 sampled
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from lm_eval_tasks.embedded_model import ensure_embedded_model
+from models.embedded_model import ensure_embedded_model
 
 pytestmark = pytest.mark.slow
 

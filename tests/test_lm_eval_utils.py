@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from lm_eval_tasks import TASKS_DIR
-from lm_eval_tasks.embedded_model import ensure_embedded_model
+from models.embedded_model import ensure_embedded_model
 
 FIXTURE_DATA = Path(__file__).parent / "fixtures" / "lm_eval" / "data"
 

@@ -1,5 +1,5 @@
 """Equation and expression nodes: sides in either order, chains, commutativity, the bounded
-symbolic fallback, and near-misses that must not match (SPEC §3 rule 3)."""
+symbolic fallback, and near-misses that must not match (docs/SPEC.md §3 rule 3)."""
 
 from consensus_metrics import match_nodes, relation_chains
 

@@ -1,4 +1,4 @@
-"""Value nodes: exact rationals with number boundaries (SPEC §3 rule 2)."""
+"""Value nodes: exact rationals with number boundaries (docs/SPEC.md §3 rule 2)."""
 
 import pytest
 

@@ -1,4 +1,4 @@
-"""Acc, NCR, TPN per trajectory and their aggregates (SPEC §4)."""
+"""Acc, NCR, TPN per trajectory and their aggregates (docs/SPEC.md §4)."""
 
 import os
 

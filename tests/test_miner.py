@@ -8,7 +8,8 @@ import pytest
 from consensus_metrics import match_nodes
 from node_builder.filter import filter_problem
 from node_builder.importers import jsonl_dump
-from node_builder.miner import balanced, clean_side, mine, number_of, side_source
+from node_builder.matcher import number_of
+from node_builder.miner import balanced, clean_side, mine, side_source
 from node_builder.matcher import canonical_key
 from node_builder.pipeline import BuildConfig, build_record
 from node_builder.schema import Trajectory

@@ -157,3 +157,20 @@ def test_out_of_range_settings_are_refused_up_front(tmp_path, args, message):
     run = _cli("build-all", "--raw", str(FIX / "raw"), "--out-dir", str(tmp_path / "d"), *args[:2], cwd=tmp_path)
     if args[0] in ("--max-nodes", "--min-support"):
         assert run.returncode == 2 and message in run.stderr and not (tmp_path / "d").exists()
+
+
+def test_build_all_puts_each_file_in_its_place_under_the_out_dir(tmp_path):
+    run = _cli("build-all", "--raw", str(FIX / "raw"), "--out-dir", str(tmp_path / "root"), "--only", "gsm8k",
+               "gsm8k_train", "--workdir-root", str(tmp_path / "w"), "--quiet", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    built = sorted(p.relative_to(tmp_path / "root").as_posix() for p in (tmp_path / "root").rglob("*.jsonl"))
+    assert built == ["lm_eval_tasks/consensusbench/data/gsm8k.jsonl", "training_recipes/data/gsm8k_train.jsonl"]
+    train = [json.loads(line) for line in (tmp_path / "root" / built[1]).read_text().splitlines()]
+    assert len(train) == 40 and all(r["benchmark"] == "gsm8k_train" for r in train)  # the fixture's 40 lines
+
+
+def test_build_all_names_the_missing_raw_file_and_the_layout(tmp_path):
+    run = _cli("build-all", "--raw", str(FIX / "raw"), "--out-dir", str(tmp_path / "root"), cwd=tmp_path)
+    _one_line_error(run, f"--raw {FIX / 'raw'}: math500: --source runs:{FIX / 'raw'}/trajectories/skythought/math500")
+    assert "(layout: node_builder/README.md, 'Raw sources')" in run.stderr
+    assert not (tmp_path / "root").exists()

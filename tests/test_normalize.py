@@ -1,4 +1,4 @@
-"""Normalisation rules of SPEC §3 rule 1, one test per rule, on real-looking solution text."""
+"""Normalisation rules of docs/SPEC.md §3 rule 1, one test per rule, on real-looking solution text."""
 
 import pytest
 

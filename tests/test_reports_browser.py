@@ -75,7 +75,7 @@ def test_dom_has_the_leaderboard_and_figures(page, tmp_path):
 
 @pytest.fixture(scope="module")
 def demo_page(tmp_path_factory):
-    from lm_eval_tasks.embedded_model import ensure_embedded_model
+    from models.embedded_model import ensure_embedded_model
     from reports.demo import run as demo
 
     out = tmp_path_factory.mktemp("demo")

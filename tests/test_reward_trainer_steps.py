@@ -19,7 +19,7 @@ from training_recipes.train import build_trainer, parse_args
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIGS = ROOT / "training_recipes" / "configs"
-SPLIT = ROOT / "lm_eval_tasks" / "consensusbench" / "data" / "gsm8k_train.jsonl"
+SPLIT = ROOT / "training_recipes" / "data" / "gsm8k_train.jsonl"
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")

@@ -40,7 +40,7 @@ def _records(path):
 
 
 def _check_records(records, benchmark):
-    """SPEC §2 shape, the scorer's own node checks, and a note on every record without nodes."""
+    """docs/SPEC.md §2 shape, the scorer's own node checks, and a note on every record without nodes."""
     for record in records:
         assert list(record) == RECORD_KEYS and record["benchmark"] == benchmark
         assert record["problem"].strip() and record["answer"].strip()
@@ -143,7 +143,7 @@ def test_dapo_a_source_that_is_not_parquet_is_one_clear_line(tmp_path):
 @pytest.fixture(scope="module")
 def smollm2() -> Path:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    from lm_eval_tasks.embedded_model import ensure_embedded_model
+    from models.embedded_model import ensure_embedded_model
 
     return ensure_embedded_model()
 

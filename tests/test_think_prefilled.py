@@ -30,7 +30,7 @@ CUT_TRACE = "Okay, 16 - 3 - 4 = 9 eggs left... maybe \\boxed{18}? Let me double-
 def tokenizer():
     from transformers import AutoTokenizer
 
-    from lm_eval_tasks.embedded_model import ensure_embedded_model
+    from models.embedded_model import ensure_embedded_model
 
     return AutoTokenizer.from_pretrained(ensure_embedded_model())
 

@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 CONFIGS = ROOT / "training_recipes" / "configs"
 ARMS = [f"{algo}_{mode}" for algo in ("grpo", "dapo") for mode in ("outcome", "linear", "max", "cl")]
 FIXTURE = ROOT / "tests" / "fixtures" / "train" / "gsm8k_train_fixture.jsonl"
-SHIPPED = ROOT / "lm_eval_tasks" / "consensusbench" / "data" / "gsm8k_train.jsonl"
+SHIPPED = ROOT / "training_recipes" / "data" / "gsm8k_train.jsonl"
 CPU = ["--bf16", "false", "--use_cpu", "true"]
 
 
@@ -42,7 +42,7 @@ def test_arm_parses_with_its_algorithm_and_reward(arm):
     algo, mode = arm.split("_")
     recipe, args, model = parse_args(["--config", str(CONFIGS / f"{arm}.yaml")] + CPU)
     assert recipe.reward_mode == mode and recipe.hacking_guard
-    assert recipe.dataset_path == "lm_eval_tasks/consensusbench/data/gsm8k_train.jsonl"
+    assert recipe.dataset_path == "training_recipes/data/gsm8k_train.jsonl"
     assert args.num_generations > 1 and args.beta == 0.0
     if algo == "grpo":
         assert args.loss_type == "grpo" and args.epsilon == 0.2 and args.epsilon_high in (None, 0.2)

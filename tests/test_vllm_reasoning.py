@@ -27,8 +27,8 @@ from pathlib import Path
 import pytest
 
 from lm_eval_tasks.consensusbench.utils import doc_to_text
-from lm_eval_tasks.embedded_model import ensure_embedded_model
-from lm_eval_tasks.vllm_server import DEFAULT_ARGS, default_python, vllm_server
+from models.embedded_model import ensure_embedded_model
+from models.vllm_server import DEFAULT_ARGS, default_python, vllm_server
 
 pytestmark = pytest.mark.server
 

@@ -2,7 +2,7 @@
 scored by the real ``lm_eval --model local-chat-completions`` on consensusbench_gsm8k.
 
 Needs the vLLM environment (``.venv-vllm`` or ``$CONSENSUSBENCH_VLLM_PYTHON``); .ci/run creates
-it. The server is started and stopped by lm_eval_tasks.vllm_server (stopped by process group,
+it. The server is started and stopped by models.vllm_server (stopped by process group,
 also when a check fails). Data: the fixture GSM8K problems (CONSENSUSBENCH_DATA_DIR).
 """
 
@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from lm_eval_tasks.embedded_model import ensure_embedded_model
-from lm_eval_tasks.vllm_server import default_python, served_models, vllm_server
+from models.embedded_model import ensure_embedded_model
+from models.vllm_server import default_python, served_models, vllm_server
 
 pytestmark = pytest.mark.server
 

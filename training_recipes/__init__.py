@@ -1,4 +1,4 @@
-"""training_recipes: ConsensusPR rewards (SPEC §5) for TRL's GRPO/DAPO and verl, one training script
+"""training_recipes: ConsensusPR rewards (docs/SPEC.md §5) for TRL's GRPO/DAPO and verl, one training script
 configured by YAML per experiment arm, DAPO dynamic sampling, and lm-eval evaluation of checkpoints.
 
 >>> from training_recipes import consensus_reward

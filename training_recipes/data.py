@@ -1,4 +1,4 @@
-"""Training split (SPEC §2 JSONL) -> a ``datasets.Dataset`` that TRL's ``GRPOTrainer`` consumes.
+"""Training split (docs/SPEC.md §2 JSONL) -> a ``datasets.Dataset`` that TRL's ``GRPOTrainer`` consumes.
 
 Each line holds at least ``problem``, ``answer`` and ``nodes`` (a list of node dicts or strings).
 The dataset gets the columns GRPO and the ConsensusPR rewards need:
@@ -44,7 +44,7 @@ def _fail(message: str):
 
 
 def normalise_nodes(nodes: Any, where: str = "<nodes>") -> list[dict[str, Any]]:
-    """Return ``nodes`` as a list of dicts with the SPEC §2 keys and fixed JSON types.
+    """Return ``nodes`` as a list of dicts with the docs/SPEC.md §2 keys and fixed JSON types.
 
     Accepts node dicts (``text`` required), plain strings, a JSON string of either, or None.
 
@@ -89,7 +89,7 @@ def normalise_nodes(nodes: Any, where: str = "<nodes>") -> list[dict[str, Any]]:
 
 
 def read_records(path: str | Path) -> list[dict[str, Any]]:
-    """Read and check a SPEC §2 JSONL file; raise :class:`TrainingDataError` naming ``file:line``."""
+    """Read and check a docs/SPEC.md §2 JSONL file; raise :class:`TrainingDataError` naming ``file:line``."""
     path = Path(path)
     if not path.is_file():
         raise TrainingDataError(
@@ -119,7 +119,7 @@ def load_training_split(
     prompt_template: str = DEFAULT_PROMPT_TEMPLATE,
     max_samples: int | None = None,
 ):
-    """Load a SPEC §2 JSONL training split as a ``datasets.Dataset`` (see the module docstring)."""
+    """Load a docs/SPEC.md §2 JSONL training split as a ``datasets.Dataset`` (see the module docstring)."""
     from datasets import Dataset
 
     records = read_records(path)

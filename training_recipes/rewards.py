@@ -1,4 +1,4 @@
-r"""ConsensusPR rewards (SPEC §5) as TRL reward functions.
+r"""ConsensusPR rewards (docs/SPEC.md §5) as TRL reward functions.
 
 For a completion $y$ of problem $q$ with gold answer $a$ and nodes $\mathrm{Node}(q)=[n_1..n_k]$:
 

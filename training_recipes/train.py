@@ -9,13 +9,13 @@ evaluation), TRL's ``GRPOConfig`` (the RL algorithm: ``loss_type``, ``epsilon``/
 
 Data flow::
 
-    SPEC §2 JSONL (problem, answer, nodes) --load_training_split--> prompt/answer/nodes columns
+    docs/SPEC.md §2 JSONL (problem, answer, nodes) --load_training_split--> prompt/answer/nodes columns
       --GRPOTrainer / DynamicSamplingGRPOTrainer--> completions --consensus_reward(mode)--> rewards
       (+ DAPO soft overlong punishment, inside the same reward function) --> advantages --> policy update
       --checkpoints--> training_recipes.evaluate (lm-eval consensusbench tasks)
 
 ``model_name_or_path: embedded`` means the project's embedded SmolLM2-135M-Instruct folder
-(created on first use by ``lm_eval_tasks.embedded_model``).
+(created on first use by ``models.embedded_model``).
 """
 
 from __future__ import annotations
@@ -36,15 +36,15 @@ class RecipeArguments:
     """Arguments of the ConsensusPR recipe (everything that is not TRL's ``GRPOConfig``/``ModelConfig``)."""
 
     dataset_path: str = field(
-        default="lm_eval_tasks/consensusbench/data/gsm8k_train.jsonl",
-        metadata={"help": "SPEC §2 JSONL training split (problem, answer, nodes)."},
+        default="training_recipes/data/gsm8k_train.jsonl",
+        metadata={"help": "docs/SPEC.md §2 JSONL training split (problem, answer, nodes)."},
     )
     max_train_samples: int | None = field(default=None, metadata={"help": "Use only the first N problems."})
     prompt_template: str = field(
         default="{problem}\nPlease reason step by step, and put your final answer within \\boxed{{}}.",
         metadata={"help": "User message; '{problem}' is replaced by the problem text."},
     )
-    reward_mode: str = field(default="linear", metadata={"help": "outcome | linear | max | cl (SPEC §5)."})
+    reward_mode: str = field(default="linear", metadata={"help": "outcome | linear | max | cl (docs/SPEC.md §5)."})
     alpha: float = field(default=0.5, metadata={"help": "Weight of acc in the linear reward."})
     switch_epoch: float = field(default=1.0, metadata={"help": "cl: ncr before this epoch, acc from it on."})
     switch_step: int | None = field(
@@ -101,7 +101,7 @@ def parse_args(argv: list[str] | None = None):
 def resolve_model_path(name: str | None) -> str:
     """``embedded`` (or unset) -> the embedded SmolLM2 folder, created on first use; else ``name``."""
     if not name or name == EMBEDDED_MODEL:
-        from lm_eval_tasks.embedded_model import ensure_embedded_model
+        from models.embedded_model import ensure_embedded_model
 
         return str(ensure_embedded_model())
     return name

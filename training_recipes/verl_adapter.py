@@ -25,7 +25,7 @@ template that opens ``<think>`` for the model (DeepSeek-R1 distills, QwQ) pass
 
 Export the training split to verl's parquet layout::
 
-    python -m training_recipes.verl_adapter --data lm_eval_tasks/consensusbench/data/gsm8k_train.jsonl \\
+    python -m training_recipes.verl_adapter --data training_recipes/data/gsm8k_train.jsonl \\
         --out data/consensusbench_gsm8k_train.parquet
 
 Example:
@@ -96,7 +96,7 @@ def compute_score(data_source: str, solution_str: str, ground_truth: str, extra_
 
 
 def to_verl_rows(records: list[dict], data_source: str, prompt_template: str = DEFAULT_PROMPT_TEMPLATE) -> list[dict]:
-    """SPEC §2 records -> verl RL rows (``data_source, prompt, ability, reward_model, extra_info``).
+    """docs/SPEC.md §2 records -> verl RL rows (``data_source, prompt, ability, reward_model, extra_info``).
 
     >>> to_verl_rows([{"id": "a", "problem": "1+1?", "answer": "2", "nodes": []}], "x")[0]["reward_model"]
     {'style': 'rule', 'ground_truth': '2'}
@@ -114,7 +114,7 @@ def to_verl_rows(records: list[dict], data_source: str, prompt_template: str = D
 
 
 def export_parquet(data: str | Path, out: str | Path, data_source: str | None = None) -> Path:
-    """Write a SPEC §2 JSONL split as a verl parquet file; nodes are a JSON string in ``extra_info``."""
+    """Write a docs/SPEC.md §2 JSONL split as a verl parquet file; nodes are a JSON string in ``extra_info``."""
     import pandas as pd
 
     records = read_records(data)
@@ -129,8 +129,8 @@ def export_parquet(data: str | Path, out: str | Path, data_source: str | None = 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m training_recipes.verl_adapter",
-                                     description="Export a SPEC §2 training split to verl's parquet layout.")
-    parser.add_argument("--data", required=True, help="SPEC §2 JSONL file")
+                                     description="Export a docs/SPEC.md §2 training split to verl's parquet layout.")
+    parser.add_argument("--data", required=True, help="docs/SPEC.md §2 JSONL file")
     parser.add_argument("--out", required=True, help="output .parquet")
     parser.add_argument("--data_source", default=None)
     args = parser.parse_args(argv)

@@ -9,7 +9,7 @@ Data flow (one task, one problem, ``repeats: n`` generations)::
 
 Per problem (``process_results``), with ``c`` = number of correct generations out of ``n``:
 
-* ``acc`` = c / n (SPEC §4 Acc; with n > 1 it is also reported as ``pass@1``),
+* ``acc`` = c / n (docs/SPEC.md §4 Acc; with n > 1 it is also reported as ``pass@1``),
 * ``pass@k`` = 1 - C(n-c, k) / C(n, k) for k in 2, 4, 8, ... <= n and k = n (only when n > 1),
 * ``ncr`` = mean NCR of the n generations; omitted when the problem has no nodes (undefined),
 * ``tpn`` = mean TPN over the generations where it is defined (>= 1 node covered); omitted
@@ -61,8 +61,9 @@ BOXED_INSTRUCTION = "Please reason step by step, and put your final answer withi
 
 DATA_DIR_ENV = "CONSENSUSBENCH_DATA_DIR"
 PACKAGE_DATA_DIR = Path(__file__).resolve().parent / "data"
-PASS_AT_K = (2, 4, 8, 16, 32, 64, 128)
-"""pass@k values reported (those <= n, plus k = n) when a task runs ``repeats: n`` > 1."""
+PASS_AT_K = (2, 4, 8, 16)
+"""pass@k values reported (those < n, plus k = n) when a task runs ``repeats: n`` > 1; each needs a
+``metric_list`` entry in the task YAML (the base YAML lists these, for the ``_pass16`` tasks)."""
 
 THINK_FORMAT_KEY = "think_format"
 """Task metadata key: where the final answer is (``consensus_metrics.ThinkFormat`` setting string,
@@ -113,7 +114,7 @@ def resolve_tokenizer_name(metadata: dict[str, Any]) -> str:
 
 
 def read_problems(path: Path) -> list[dict[str, Any]]:
-    """Read and check one ConsensusBench JSONL file (SPEC §2); errors name the file and line."""
+    """Read and check one ConsensusBench JSONL file (docs/SPEC.md §2); errors name the file and line."""
     if not path.is_file():
         raise FileNotFoundError(
             f"ConsensusBench data file {path} does not exist. Build it with node_builder, or point "

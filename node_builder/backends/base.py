@@ -21,7 +21,7 @@ Conversation = list[dict[str, str]]
 
 @dataclass
 class SamplingConfig:
-    """Defaults follow SPEC §6 (16 samples) and common math-RL sampling (T=0.6, top-p 0.95)."""
+    """Defaults follow docs/SPEC.md §6 (16 samples) and common math-RL sampling (T=0.6, top-p 0.95)."""
 
     max_tokens: int = 4096
     temperature: float = 0.6

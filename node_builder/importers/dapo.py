@@ -1,6 +1,6 @@
 """DAPO-Math-17K in verl's parquet layout: problems and integer answers, no solutions.
 
-One row per problem (``../shared/data/raw/dapo_math_17k``, see its ``SOURCES.md``)::
+One row per problem (``RAW/dapo_math_17k/dapo_math_17k.parquet``: node_builder/README.md, "Raw sources")::
 
     {"data_source": "DAPO-17k", "prompt": [{"role": "user", "content": PROBLEM}], "ability": "math",
      "reward_model": {"ground_truth": "34", "style": "rule"},

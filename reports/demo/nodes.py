@@ -1,6 +1,6 @@
 r"""Build the demo's leave-one-model-out node files (a maintainer script, like ``subset``).
 
-    python -m reports.demo.nodes --raw ../shared/data/raw [--out reports/demo/nodes]
+    python -m reports.demo.nodes --raw RAW [--out reports/demo/nodes]      # make demo-nodes
 
 The staged runs vote in the shipped MATH-500 nodes, so no model may be scored on them. For each
 model of the demo subset (``math500/subset.json``) this builds the MATH-500 nodes exactly as
@@ -20,7 +20,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from node_builder.cli import shipped_sources
+from node_builder.shipped import shipped_sources
 from node_builder.filter import filter_problem
 from node_builder.importers import load_sources
 from node_builder.importers.model_runs import model_voice
@@ -53,7 +53,7 @@ def build(raw: Path, out: Path, subset: Path = SUBSET, quiet: bool = False) -> l
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--raw", default="../shared/data/raw", help="raw sources dir (default %(default)s)")
+    parser.add_argument("--raw", required=True, help="the raw sources folder (layout: node_builder/README.md, 'Raw sources')")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="folder of the node files (default %(default)s)")
     args = parser.parse_args(argv)
     raw = Path(args.raw)

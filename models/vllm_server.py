@@ -15,12 +15,12 @@ log's last lines. ``--enforce-eager`` starts in about a minute on 2 CPU cores.
 
 Example::
 
-    >>> from lm_eval_tasks.vllm_server import vllm_server
+    >>> from models.vllm_server import vllm_server
     >>> with vllm_server() as server:                                  # doctest: +SKIP
     ...     print(server.base_url, server.model)
     http://127.0.0.1:41237/v1 /work/main/.cache/models/SmolLM2-135M-Instruct
 
-    $ python -m lm_eval_tasks.vllm_server          # serve the embedded model until Ctrl-C
+    $ python -m models.vllm_server          # serve the embedded model until Ctrl-C
 """
 
 from __future__ import annotations
@@ -144,7 +144,7 @@ def vllm_server(model: str | os.PathLike | None = None, *, python: str | None = 
         TimeoutError: not ready in time. Both carry the end of the server log.
     """
     if model is None:
-        from lm_eval_tasks.embedded_model import ensure_embedded_model
+        from models.embedded_model import ensure_embedded_model
 
         model = ensure_embedded_model()
     model = str(model)
@@ -194,7 +194,7 @@ def vllm_server(model: str | os.PathLike | None = None, *, python: str | None = 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m lm_eval_tasks.vllm_server",
+        prog="python -m models.vllm_server",
         description="Serve a model with vLLM's OpenAI-compatible server until Ctrl-C.",
     )
     parser.add_argument("--model", help="HF model folder (default: the embedded SmolLM2)")

