@@ -55,7 +55,7 @@ from .budget import DEFAULT_BUDGET_S
 from .metrics import aggregate_scores
 from .nodes import coerce_nodes
 from .outputs import LockedOutput, OutputPathError, check_output_file
-from .records import check_answer_field, iter_jsonl, jsonl_values
+from .records import check_answer_field, iter_jsonl
 from .tokens import load_tokenizer, tokenizer_name
 
 _TEXT_KEYS = ("completion", "text", "response", "output")

@@ -45,7 +45,7 @@ from consensus_metrics.anchors import form_anchors, text_may_contain
 from consensus_metrics.answer import DEFAULT_THINK_FORMAT, check_answer
 from consensus_metrics.budget import Deadline
 from consensus_metrics.matching import match_nodes, match_nodes_ex
-from consensus_metrics.normalize import NUM, OP, REL, canonical_key, tokenize, tokenize_form
+from consensus_metrics.normalize import ID, NUM, OP, REL, canonical_key, tokenize, tokenize_form
 from consensus_metrics.numbers import parse_value
 from consensus_metrics.relations import commutative_key, relation_chains, split_relation
 from consensus_metrics.surds import rational, surd_value
@@ -130,7 +130,7 @@ def standalone_numbers(text: str) -> list[tuple[str, int, int]]:
     return out
 
 
-__all__ = ["DEFAULT_THINK_FORMAT", "Deadline", "MatchBudgetExceeded", "canonical_key", "check_answer",
+__all__ = ["DEFAULT_THINK_FORMAT", "Deadline", "ID", "MatchBudgetExceeded", "canonical_key", "check_answer",
            "commutative_key", "covered", "form_anchors", "match_nodes", "number_of", "numbers_in", "order_free_key",
            "parse_value", "rational", "relation_chains", "split_relation", "standalone_numbers", "surd_value",
            "text_may_contain", "tokenize_form"]

@@ -48,7 +48,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from node_builder.expand import expand
-from node_builder.matcher import canonical_key, covered, number_of, numbers_in, rational, surd_value, tokenize_form
+from node_builder.matcher import ID, canonical_key, covered, number_of, numbers_in, rational, surd_value, tokenize_form
 from node_builder.miner import Cluster
 from node_builder.number_words import number_words
 from node_builder.schema import Node, Problem

@@ -34,7 +34,6 @@ Example::
 
 from __future__ import annotations
 
-import argparse
 import datetime as dt
 import hashlib
 import json

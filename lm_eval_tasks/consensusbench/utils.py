@@ -44,7 +44,6 @@ Example::
 from __future__ import annotations
 
 import functools
-import json
 import logging
 import os
 import sys
