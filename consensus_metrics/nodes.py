@@ -1,4 +1,4 @@
-"""Consensus-node records: validation of the SPEC §2 schema.
+"""Consensus nodes: the :class:`Node` type and validation of the docs/SPEC.md §2 schema.
 
 A node with ``standalone: false`` (a common number such as ``12``: it occurs in many unrelated
 solutions) counts as covered only when corroborated -- a standalone node of the same list is
@@ -32,7 +32,18 @@ MAX_FORMS = 64
 
 @dataclass(frozen=True)
 class Node:
-    """One consensus node. ``forms`` always starts with ``text``; ``value`` is exact for value nodes."""
+    """One consensus node -- the one node type of the project (the scorer, the node builder and the
+    training recipes all use it; docs/SPEC.md §2).
+
+    ``forms`` starts with ``text`` once validated (:func:`coerce_node`); ``value`` is the exact
+    number of a value node; ``support`` (share of voices) and ``position`` (mean relative offset)
+    are set by the node builder, ``None`` where unknown. Frozen: the builder derives changed nodes
+    with :func:`dataclasses.replace`.
+
+    >>> Node(id="n1", text="x = 3", kind="equation", forms=("x = 3", "3 = x"), support=0.66667).to_json()
+    {'id': 'n1', 'text': 'x = 3', 'kind': 'equation', 'forms': ['x = 3', '3 = x'], 'value': None, \
+'support': 0.6667, 'position': 0.0, 'standalone': True}
+    """
 
     id: str
     text: str
@@ -42,6 +53,14 @@ class Node:
     support: float | None = None
     position: float | None = None
     standalone: bool = True
+
+    def to_json(self) -> dict:
+        """The node as a record stores it: every key, in this order, with one JSON type each
+        (``support`` and ``position`` rounded to 4 places, 0.0 where unknown), so that
+        ``datasets`` infers one schema for a whole file."""
+        return {"id": self.id, "text": self.text, "kind": self.kind, "forms": list(self.forms),
+                "value": self.value, "support": round(float(self.support or 0.0), 4),
+                "position": round(float(self.position or 0.0), 4), "standalone": self.standalone}
 
 
 def _where(index: int, raw) -> str:

@@ -17,13 +17,14 @@ The model sees the problem and up to ``max_solutions`` correct solutions and mus
 
 Example:
     >>> parse_reply('Sure! ```json\\n{"nodes": [{"kind": "value", "text": "3/4"}, {"text": 7}]}\\n```')
-    ([Node(text='3/4', kind='value', forms=['3/4', '\\\\frac{3}{4}', '0.75'], value='3/4', support=0.0, position=0.0, id='', standalone=True)], 1)
+    ([Node(id='', text='3/4', kind='value', forms=('3/4', '\\\\frac{3}{4}', '0.75'), value='3/4', support=None, position=None, standalone=True)], 1)
 """
 
 from __future__ import annotations
 
 import json
 import threading
+from dataclasses import replace
 
 from node_builder.expand import expand, value_text
 from node_builder.matcher import number_of
@@ -129,7 +130,7 @@ def _node_from(entry, check_forms: bool) -> Node | None:
             if isinstance(form, str) and 0 < len(form) <= MAX_TEXT and form not in forms:
                 if _forms_equal(text, form.strip().strip("$"), kind):
                     forms.append(form.strip().strip("$"))
-    return Node(text=text, kind=kind, value=value, forms=forms)
+    return Node(id="", text=text, kind=kind, value=value, forms=tuple(forms))
 
 
 def parse_reply(reply: str, problem_id: str = "?", check_forms: bool = False) -> tuple[list[Node], int]:
@@ -151,11 +152,12 @@ def parse_reply(reply: str, problem_id: str = "?", check_forms: bool = False) ->
 
 
 def parse_rewrites(reply: str, nodes: list[Node], problem_id: str = "?") -> int:
-    """Add the verified rewrites of ``reply`` (``{"n1": [forms]}``) to ``nodes[i].forms`` (ids
-    ``n1..``, in order); returns how many forms were added. No JSON -> :class:`ExtractionError`.
+    """Add the verified rewrites of ``reply`` (``{"n1": [forms]}``) to the forms of ``nodes``
+    (ids ``n1..``, in order): each node with new forms is replaced in the list by a copy that has
+    them; returns how many forms were added. No JSON -> :class:`ExtractionError`.
 
-    >>> n = Node(text="\\\\frac{1}{2}+\\\\frac{1}{3}", kind="expression", forms=["\\\\frac{1}{2}+\\\\frac{1}{3}"])
-    >>> parse_rewrites('{"n1": ["\\\\\\\\frac{5}{6}", "\\\\\\\\frac{2}{3}"]}', [n]), n.forms[-1]
+    >>> nodes = [Node(id="", text="\\\\frac{1}{2}+\\\\frac{1}{3}", kind="expression", forms=("\\\\frac{1}{2}+\\\\frac{1}{3}",))]
+    >>> parse_rewrites('{"n1": ["\\\\\\\\frac{5}{6}", "\\\\\\\\frac{2}{3}"]}', nodes), nodes[0].forms[-1]
     (1, '\\\\frac{5}{6}')
     """
     decoder = json.JSONDecoder()
@@ -173,17 +175,20 @@ def parse_rewrites(reply: str, nodes: list[Node], problem_id: str = "?") -> int:
     if not isinstance(obj, dict):
         raise ExtractionError(f"{problem_id}: LLM rewrite reply has no JSON object: {str(reply)[:120]!r}")
     added = 0
-    for index, node in enumerate(nodes, start=1):
-        proposals = obj.get(f"n{index}")
+    for index, node in enumerate(nodes):
+        proposals = obj.get(f"n{index + 1}")
         if not isinstance(proposals, list):
             continue
+        forms = list(node.forms)
         for form in proposals[:3]:
-            if not isinstance(form, str) or not 0 < len(form) <= MAX_TEXT or len(node.forms) >= 8:
+            if not isinstance(form, str) or not 0 < len(form) <= MAX_TEXT or len(forms) >= 8:
                 continue
             form = form.strip().strip("$").strip()
-            if form and form not in node.forms and _forms_equal(node.text, form, node.kind):
-                node.forms.append(form)
+            if form and form not in forms and _forms_equal(node.text, form, node.kind):
+                forms.append(form)
                 added += 1
+        if len(forms) > len(node.forms):
+            nodes[index] = replace(node, forms=tuple(forms))
     return added
 
 

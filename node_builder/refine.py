@@ -44,7 +44,7 @@ Example:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from node_builder.expand import expand
@@ -292,8 +292,8 @@ def refine(problem: Problem, clusters: list[Cluster], trajectories: list, config
            llm_nodes: list[Node] | None = None) -> tuple[list[Node], dict[str, int], float]:
     """Return ``(nodes, drop counts, support threshold used)`` for one problem."""
     stats = {reason: 0 for reason in DROP_REASONS}
-    items = [_Item(Node(text=c.text, kind=c.kind, value=c.value,
-                        forms=expand(c.text, c.kind, c.value)), c) for c in clusters]
+    items = [_Item(Node(id="", text=c.text, kind=c.kind, value=c.value,
+                        forms=tuple(expand(c.text, c.kind, c.value))), c) for c in clusters]
     for node in llm_nodes or []:
         items.append(_Item(node, None, origin_llm=True))
     stats["candidates"] = len(items)
@@ -325,8 +325,8 @@ def refine(problem: Problem, clusters: list[Cluster], trajectories: list, config
             stats["unmatched"] += 1
             continue
         item.covered = tuple(sorted(where))
-        item.node.support = len({trajectories[t].voice for t in where}) / len(voices)
-        item.node.position = sum(where.values()) / len(where)
+        item.node = replace(item.node, support=len({trajectories[t].voice for t in where}) / len(voices),
+                            position=sum(where.values()) / len(where))
         matched.append(item)
 
     threshold = config.min_support

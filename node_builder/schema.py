@@ -4,7 +4,7 @@ A :class:`Problem` carries the benchmark item and its :class:`Trajectory` list (
 solutions or generated samples). The pipeline turns it into one JSON record::
 
     {"id", "benchmark", "problem", "answer", "solution", "level", "subject",
-     "nodes": [{"id", "text", "kind", "forms", "value", "support", "position"}],
+     "nodes": [{"id", "text", "kind", "forms", "value", "support", "position", "standalone"}],
      "provenance": {"sources", "trajectories", "correct", "extractor", "builder_version", ...}}
 
 Every record has exactly these keys with the same JSON types in every row (``level`` int or null,
@@ -21,10 +21,12 @@ Example:
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-NODE_KINDS = ("value", "equation", "expression", "proposition")
+from consensus_metrics.nodes import NODE_KINDS, Node  # the one node type (re-exported for the builder)
+
+__all__ = ["HUMAN_SOURCES", "NODE_KINDS", "BadInput", "Node", "Problem", "Skipped", "Trajectory", "make_record"]
 #: Sources written by people (benchmark references, AoPS, maintainers): together one voice.
 HUMAN_SOURCES = frozenset({"reference", "socratic", "aops", "maintainer-written"})
 
@@ -70,25 +72,6 @@ class Problem:
         return [t for t in self.trajectories if t.correct]
 
 
-@dataclass
-class Node:
-    """A consensus node (docs/SPEC.md §2). ``value`` is the exact number for ``kind == "value"``."""
-
-    text: str
-    kind: str
-    forms: list[str] = field(default_factory=list)
-    value: str | None = None
-    support: float = 0.0
-    position: float = 0.0
-    id: str = ""
-    standalone: bool = True
-
-    def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "text": self.text, "kind": self.kind, "forms": list(self.forms),
-                "value": self.value, "support": round(float(self.support), 4),
-                "position": round(float(self.position), 4), "standalone": self.standalone}
-
-
 class BadInput(ValueError):
     """A source item that cannot be used; ``where`` names the file:line or the problem id."""
 
@@ -112,10 +95,7 @@ class Skipped:
 
 def make_record(problem: Problem, nodes: list[Node], provenance: dict[str, Any]) -> dict[str, Any]:
     """Assemble the docs/SPEC.md §2 record; node ids are ``n1..nk`` in stored (position) order."""
-    out_nodes = []
-    for i, node in enumerate(nodes, start=1):
-        node.id = f"n{i}"
-        out_nodes.append(node.to_json())
+    out_nodes = [replace(node, id=f"n{i}").to_json() for i, node in enumerate(nodes, start=1)]
     return {
         "id": problem.id,
         "benchmark": problem.benchmark,

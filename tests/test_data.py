@@ -56,14 +56,15 @@ def test_counts_ids_and_schema_types(name):
         assert r["level"] is None or isinstance(r["level"], int)
         assert r["subject"] is None or isinstance(r["subject"], str)
         for i, node in enumerate(r["nodes"], start=1):
-            assert list(node) == ["id", "text", "kind", "forms", "value", "support", "position"]
+            assert list(node) == ["id", "text", "kind", "forms", "value", "support", "position", "standalone"]
             assert node["id"] == f"n{i}" and node["kind"] in ("value", "equation", "expression", "proposition")
             assert node["forms"] and node["forms"][0] == node["text"] and all(isinstance(f, str) for f in node["forms"])
             assert (node["value"] is not None) == (node["kind"] == "value")
-            assert 0 < node["support"] <= 1 and 0 <= node["position"] <= 1
+            assert 0 < node["support"] <= 1 and 0 <= node["position"] <= 1 and isinstance(node["standalone"], bool)
         prov = r["provenance"]
-        assert set(prov) == {"sources", "trajectories", "correct", "extractor", "builder_version",
-                             "support_threshold", "refine", "llm", "note"}
+        assert list(prov) == ["sources", "voices", "trajectories", "correct", "rejected_references", "extractor",
+                              "builder_version", "support_threshold", "consensus_threshold", "refine", "llm", "note"]
+        assert isinstance(prov["voices"], list) and isinstance(prov["rejected_references"], int)
 
 
 @pytest.mark.parametrize("name", list(COUNTS))

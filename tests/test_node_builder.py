@@ -291,12 +291,12 @@ def test_llm_rewrites_are_kept_only_when_math_verify_confirms_them():
 
 
 def test_llm_rewrites_of_kept_nodes_are_verified_and_garbage_adds_nothing():
-    nodes = [Node(text="x = \\frac{3}{4}", kind="equation", forms=["x = \\frac{3}{4}"]),
-             Node(text="2^{10}", kind="expression", forms=["2^{10}"])]
+    nodes = [Node(id="", text="x = \\frac{3}{4}", kind="equation", forms=("x = \\frac{3}{4}",)),
+             Node(id="", text="2^{10}", kind="expression", forms=("2^{10}",))]
     reply = json.dumps({"n1": ["x = 0.75", "\\frac{3}{4} = x", "x = 0.7"], "n2": ["1024", 5, "1000"], "n9": ["?"]})
     assert parse_rewrites(reply, nodes, "p") == 3
-    assert nodes[0].forms == ["x = \\frac{3}{4}", "x = 0.75", "\\frac{3}{4} = x"]
-    assert nodes[1].forms == ["2^{10}", "1024"]
+    assert nodes[0].forms == ("x = \\frac{3}{4}", "x = 0.75", "\\frac{3}{4} = x")
+    assert nodes[1].forms == ("2^{10}", "1024")
     with pytest.raises(ExtractionError, match="p3: LLM rewrite reply has no JSON"):
         parse_rewrites("I think n1 is fine.", nodes, "p3")
 

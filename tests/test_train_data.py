@@ -29,7 +29,7 @@ def test_max_samples_and_template():
 
 
 def test_string_nodes_and_json_nodes_are_normalised():
-    assert normalise_nodes(["x=2"])[0] == {"id": "n1", "text": "x=2", "kind": "expression", "forms": [],
+    assert normalise_nodes(["x=2"])[0] == {"id": "n1", "text": "x=2", "kind": "expression", "forms": ["x=2"],
                                            "value": None, "support": 0.0, "position": 0.0, "standalone": True}
     assert normalise_nodes(json.dumps([{"id": "a", "text": "3/4", "value": 0.75}]))[0]["value"] == "0.75"
 
@@ -65,7 +65,7 @@ def test_a_common_node_keeps_its_context_rule_in_training(tmp_path):
     ('{"problem": "p", "nodes": []}', "'answer'"),
     ('{"problem": "p", "answer": "1", "nodes": {"a": 1}}', "'nodes' must be a list"),
     ('{"problem": "p", "answer": "1", "nodes": [{"kind": "value"}]}', "nodes\\[0\\] needs"),
-    ('{"problem": "p", "answer": "1", "nodes": [{"text": "x", "forms": "y"}]}', "forms must be a list"),
+    ('{"problem": "p", "answer": "1", "nodes": [{"text": "x", "forms": "y"}]}', "field 'forms' must be a list"),
     ('{"problem": "p", "answer": "1", "nodes": [{"text": "x", "kind": "vibe"}]}', "'kind' must be one of"),
     ('{"problem": "p", "answer": "1", "nodes": [{"text": "x", "kind": "value"}]}', "needs field 'value'"),
 ])

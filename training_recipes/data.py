@@ -61,30 +61,17 @@ def normalise_nodes(nodes: Any, where: str = "<nodes>") -> list[dict[str, Any]]:
     if not isinstance(nodes, list):
         raise TrainingDataError(f"{where}: field 'nodes' must be a list, got {type(nodes).__name__}")
     out = []
-    for i, node in enumerate(nodes, start=1):
+    for i, node in enumerate(nodes):
         if isinstance(node, str):
             node = {"text": node}
+        if isinstance(node, dict) and node.get("id") in (None, ""):  # numbered n1, n2, ... as by the scorer
+            node = {key: value for key, value in node.items() if key != "id"}
         if not isinstance(node, dict) or not isinstance(node.get("text"), str) or not node["text"].strip():
-            raise TrainingDataError(f"{where}: nodes[{i - 1}] needs a non-empty string 'text', got {node!r}")
-        forms = node.get("forms") or []
-        if not isinstance(forms, list) or not all(isinstance(f, str) for f in forms):
-            raise TrainingDataError(f"{where}: nodes[{i - 1}].forms must be a list of strings, got {forms!r}")
-        value = node.get("value")
-        record = {
-            "id": str(node.get("id") or f"n{i}"),
-            "text": node["text"],
-            "kind": str(node.get("kind") or "expression"),
-            "forms": list(forms),
-            "value": None if value is None else str(value),
-            "support": float(node.get("support") or 0.0),
-            "position": float(node.get("position") or 0.0),
-            "standalone": node.get("standalone", True),
-        }
+            raise TrainingDataError(f"{where}: nodes[{i}] needs a non-empty string 'text', got {node!r}")
         try:  # the scorer's own checks (kinds, exact values, sizes), reported with file:line
-            coerce_node(record, i - 1)
+            out.append(coerce_node(node, i).to_json())
         except (TypeError, ValueError) as err:
             raise TrainingDataError(f"{where}: {err}") from err
-        out.append(record)
     return out
 
 
