@@ -329,6 +329,40 @@ def cmd_score(args) -> int:
         return 2
 
 
+def _reusable_rows(lines: list, wanted: dict) -> tuple[list, list, int]:
+    """Sort the rows already in ``--out`` (``(raw line, parsed row or None)``) into
+    ``(keep, stale, retried)``: ``keep`` -- the lines that stay (the last row of each completion;
+    rows of other completions and unparsable lines too); ``stale`` -- ``(key, reason)`` of rows
+    scored from other inputs than ``wanted`` says; ``retried`` -- how many timed-out rows are
+    dropped to be scored again.
+
+    >>> inputs = {"completion_sha256": "c", "problem_sha256": "p", "budget_s": 1.0, "symbolic": True,
+    ...           "think_format": "auto"}
+    >>> row = {"id": "p", "sample": 0, "inputs": inputs}
+    >>> _reusable_rows([("a", row), ("b", dict(row, timed_out=True))], {("p", 0): inputs})
+    ([], [], 1)
+    """
+    last = {}
+    for index, (_, row) in enumerate(lines):
+        if row is not None:
+            last[(row["id"], row["sample"])] = index
+    stale, retried, keep = [], 0, []
+    for index, (raw, row) in enumerate(lines):
+        key = None if row is None else (row["id"], row["sample"])
+        if key is not None and last[key] != index:
+            continue  # an earlier row of the same completion (a file from before the lock)
+        if key in wanted:
+            reason = _mismatch(row, wanted[key])
+            if reason is not None:
+                stale.append((key, reason))
+                continue
+            if row.get("timed_out"):  # partial scores: try again
+                retried += 1
+                continue
+        keep.append((raw, row))
+    return keep, stale, retried
+
+
 def _score(args) -> int:
     _check_paths(args)
     counters = {"bad_lines": 0, "non_utf8_lines": 0, "bad_problems": 0, "repeated_problems": 0, "unknown_ids": 0,
@@ -357,24 +391,7 @@ def _score(args) -> int:
         if units:
             raise InputError(f"--out {args.out} holds scores whose TPN counts {sorted(map(str, units))}, not {unit}: "
                              "rerun with the same --tokenizer, or write to a new --out")
-        last = {}
-        for index, (_, row) in enumerate(lines):
-            if row is not None:
-                last[(row["id"], row["sample"])] = index
-        stale, retried, keep = [], 0, []
-        for index, (raw, row) in enumerate(lines):
-            key = None if row is None else (row["id"], row["sample"])
-            if key is not None and last[key] != index:
-                continue  # an earlier row of the same completion (a file from before the lock)
-            if key in wanted:
-                reason = _mismatch(row, wanted[key])
-                if reason is not None:
-                    stale.append((key, reason))
-                    continue
-                if row.get("timed_out"):  # partial scores: try again
-                    retried += 1
-                    continue
-            keep.append((raw, row))
+        keep, stale, retried = _reusable_rows(lines, wanted)
         if stale and not args.rescore:
             (pid, j), _reason = stale[0]
             raise InputError(f"--out {args.out}: {len(stale)} row(s) were scored from other inputs "
