@@ -131,6 +131,7 @@ def busy_jiffies() -> int | None:
 
 
 def main() -> int:
+    """Parse the options and print each section in turn (a script's table of contents: long, flat)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--raw", required=True, help="the raw sources folder (layout: node_builder/README.md, 'Raw sources')")
     parser.add_argument("--limit", type=int, default=800)

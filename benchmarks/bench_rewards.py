@@ -296,6 +296,7 @@ def guard_report(args, records, all_records) -> None:
 
 
 def main(argv=None) -> int:
+    """Parse the options and print each section in turn (a script's table of contents: long, flat)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--n", type=int, default=1024, help="completions per batch")
     parser.add_argument("--tokens", type=int, default=4096, help="tokens per completion (SmolLM2 tokenizer)")

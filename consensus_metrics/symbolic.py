@@ -81,7 +81,11 @@ def _atom(key: str, kind: int) -> str | None:
 
 
 def to_latex(keys, kinds) -> str | None:
-    """Rebuild safe LaTeX from canonical tokens, or ``None`` if outside the validated subset."""
+    """Rebuild safe LaTeX from canonical tokens, or ``None`` if outside the validated subset.
+
+    One loop over the tokens with its bracket state (depth, pending closers, a pending ``^``/``\\sqrt``
+    argument); it is longer than 60 lines because that state is shared by every token kind, and
+    splitting it would pass the state around rather than shorten anything."""
     if not keys or len(keys) > MAX_TOKENS:
         return None
     out: list[str] = []

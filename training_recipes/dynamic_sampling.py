@@ -249,6 +249,10 @@ class DynamicSamplingGRPOTrainer(GRPOTrainer):
                 self._ds_epoch += 1
 
     def _generate_and_score_completions(self, inputs):
+        """TRL's step with DAPO's dynamic sampling: regenerate until the batch holds enough groups
+        whose rewards differ (see the class docstring). Longer than 60 lines because it follows
+        TRL's method it overrides step by step (generate, gather rewards, keep or regenerate,
+        assemble the batch), which keeps the two easy to compare when TRL changes."""
         if self.dynamic_sampling is None or not self.model.training:
             return super()._generate_and_score_completions(inputs)
         cfg = self.dynamic_sampling

@@ -103,7 +103,8 @@ def select(problems: list[dict], size: int) -> list[dict]:
 
 
 def build(raw: Path, out: Path, size: int = 100, shipped: Path = SHIPPED) -> dict:
-    """Write the subset into ``out``; returns the manifest (``subset.json``)."""
+    """Write the subset into ``out``; returns the manifest (``subset.json``). A maintainer script's
+    one linear pass (read, pick, write), left in one piece."""
     bench = raw / "math500" / "test_ori.jsonl"
     runs_dir = raw / "trajectories" / "skythought" / "math500"
     if not bench.is_file() or not runs_dir.is_dir():
