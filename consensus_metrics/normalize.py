@@ -1249,9 +1249,15 @@ def _implicit_mult(pk: int, pkey: str, kind: int, key: str, spaced: bool) -> boo
     return False
 
 
-def tokenize(text: str, deadline: Deadline = NO_DEADLINE) -> Tokens:
-    """Canonical tokens of ``text`` (any ``str``; raises :class:`BudgetExceeded` past the deadline)."""
-    return _Builder(plain_str(text), deadline).run()
+def tokenize(text: str, deadline: Deadline = NO_DEADLINE, markdown: bool = True) -> Tokens:
+    """Canonical tokens of ``text`` (any ``str``; raises :class:`BudgetExceeded` past the deadline).
+    ``markdown``: list markers that open a line (``- ``, ``1) ``, ``(a) ``) are layout, as in a
+    trajectory; a node form is math (``tokenize_form`` reads it with ``markdown=False``).
+
+    >>> tokenize("- 24 apples").keys, tokenize("- 24 apples", markdown=False).keys
+    (['#24', '~apples'], ['neg', '#24', '~apples'])
+    """
+    return _Builder(plain_str(text), deadline, markdown).run()
 
 
 def plain_str(text) -> str:
