@@ -28,7 +28,7 @@ import sys
 import warnings
 
 #: The hot-path modules ``setup.py`` compiles, in import order (each imports only earlier ones).
-COMPILED = ("normalize", "relations", "anchors", "matching")
+COMPILED = ("lexer", "symbol_rules", "latex_commands", "token_rules", "normalize", "relations", "anchors", "matching")
 #: File beside the compiled modules: ``{module: SHA-256 of the source it was compiled from}``.
 RECORD = "_native.json"
 #: Set to ``1`` to run the pure-Python sources even where compiled modules exist.

@@ -37,7 +37,8 @@ import re
 from fractions import Fraction
 from functools import lru_cache
 
-from .normalize import _ACCENTS, _GREEK, FUNC, ID, NUM, REL, WORD, tokenize_form
+from .normalize import FUNC, ID, NUM, REL, WORD, tokenize_form
+from .vocabulary import ACCENTS, GREEK
 
 _TO_SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 _FUNC_SYMBOLS = {"angle": ("angle", "∠"), "triangle": ("triangle", "△")}
@@ -49,7 +50,7 @@ _RELATION_ANCHORS = {"=": ("=", "≡", "\\equiv"), "≡": ("≡", "\\equiv")}
 _ANY_RELATION = ("=", "<", ">", "\\l", "\\g", "\\n", "\\e", "\\a", "\\m", "\\s", "\\c", "\\i", "\\p",
                  "≤", "≥", "≠", "≡", "≈", "∣", "∤", "∈", "∉", "⊂", "⊆", "≅", "∼", "∥", "⊥", "∝")
 _GREEK_NAMES: dict[str, list[str]] = {}
-for _name, _char in _GREEK.items():
+for _name, _char in GREEK.items():
     _GREEK_NAMES.setdefault(_char, []).append("\\" + _name)
 
 
@@ -182,7 +183,7 @@ def _decimal_tail(value: Fraction) -> str | None:
 
 def _identifier_alternatives(key: str) -> tuple[str, ...] | None:
     # x_{1}, x', \bar{x} (x̄), \foo_0: the base is what is written
-    base = key.split("_", 1)[0].rstrip("'" + "".join(_ACCENTS.values()))
+    base = key.split("_", 1)[0].rstrip("'" + "".join(ACCENTS.values()))
     if base.startswith("\\"):
         return (base[1:],) if len(base) > 1 else None
     if not base:
