@@ -30,7 +30,7 @@ $(VENV)/.setup-done: setup.cfg setup.py pyproject.toml
 ## compile: Cython builds of the matching hot path, redone when one of its sources changes (the
 ## package runs the sources where it cannot compile; see consensus_metrics/_native.py)
 compile: .cache/compiled.stamp
-.cache/compiled.stamp: $(VENV)/.setup-done setup.py $(wildcard consensus_metrics/*.py consensus_metrics/*.pxd)
+.cache/compiled.stamp: $(VENV)/.setup-done setup.py $(wildcard consensus_metrics/*.py)
 	$(PY) setup.py -q build_ext --inplace
 	mkdir -p .cache && touch $@
 

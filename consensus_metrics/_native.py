@@ -1,11 +1,13 @@
 """Compiled builds of the matching hot path, used only while they match their sources.
 
 The modules in :data:`COMPILED` are plain Python. When it can, ``setup.py`` also compiles them
-with Cython (same source; a ``.pxd`` file beside a module declares which of its classes become
-extension types and which offsets are C integers; see the README's performance section for
-the gain) and records the SHA-256 of every source it compiled in :data:`RECORD` next to the
-built modules. :func:`load` runs first thing on ``import consensus_metrics``: a compiled module
-is used only if its recorded hash is the hash of the ``.py`` (and ``.pxd``) files beside it.
+with Cython (same source: Cython's pure-Python mode decorators and ``cython.declare`` in the
+``.py`` itself say which classes become extension types and which offsets are C integers, and
+are no-ops when it runs as Python -- there is no second declaration file to keep in sync; see
+the README's performance section for the gain) and records the SHA-256 of every source it
+compiled in :data:`RECORD` next to the built modules. :func:`load` runs first thing on
+``import consensus_metrics``: a compiled module is used only if its recorded hash is the hash
+of the ``.py`` file beside it (and of a ``.pxd`` file there, should one ever be added).
 Otherwise -- the source was edited after the build, ``CONSENSUS_PURE_PYTHON=1`` is set, or
 nothing was compiled (no Cython or C compiler at install) -- the ``.py`` file is loaded in its
 place, so what runs is always what the source says (``make compile`` rebuilds). A compiled
@@ -28,7 +30,7 @@ import sys
 import warnings
 
 #: The hot-path modules ``setup.py`` compiles, in import order (each imports only earlier ones).
-COMPILED = ("normalize", "relations", "anchors", "matching")
+COMPILED = ("lexer", "symbol_rules", "latex_commands", "token_rules", "normalize", "relations", "anchors", "matching")
 #: File beside the compiled modules: ``{module: SHA-256 of the source it was compiled from}``.
 RECORD = "_native.json"
 #: Set to ``1`` to run the pure-Python sources even where compiled modules exist.
@@ -40,7 +42,8 @@ _native: list[str] = []
 
 def source_hash(path: str) -> str:
     """SHA-256 (hex) of what a compiled module is built from: the bytes of its ``.py`` file at
-    ``path``, then those of the Cython declarations beside it (``.pxd``), where there are any."""
+    ``path``, then those of a ``.pxd`` file beside it where there is one (the package ships none:
+    its declarations live in the ``.py``; Cython would read such a file, so it counts)."""
     digest = hashlib.sha256()
     with open(path, "rb") as handle:
         digest.update(handle.read())

@@ -29,15 +29,27 @@ form's anchors all appear (plus the lines a relation chain continues onto, see
 [-1, -1, -1, -1, 4, 1, 0]
 >>> text_may_contain("the answer is 0.75", form_anchors("x = 3/4"))
 False
+
+The ``cython`` decorators are the compiled build's (``consensus_metrics._native``): compiled,
+the searches below are C functions over an exact ``str`` with ``Py_ssize_t`` offsets, so that
+the character tests of :func:`_is_numeral` run in C (a ``str`` subclass such as ``numpy.str_``
+is copied to a plain ``str`` where text enters the package, ``matching.match_nodes_ex``); run
+as Python they are no-ops.
 """
 
 from __future__ import annotations
+
+try:
+    import cython
+except ImportError:  # Cython is needed to compile, not to run: its declarations are then no-ops
+    from . import _cython_shadow as cython
 
 import re
 from fractions import Fraction
 from functools import lru_cache
 
-from .normalize import _ACCENTS, _GREEK, FUNC, ID, NUM, REL, WORD, tokenize_form
+from .normalize import FUNC, ID, NUM, REL, WORD, tokenize_form
+from .vocabulary import ACCENTS, GREEK
 
 _TO_SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 _FUNC_SYMBOLS = {"angle": ("angle", "∠"), "triangle": ("triangle", "△")}
@@ -49,7 +61,7 @@ _RELATION_ANCHORS = {"=": ("=", "≡", "\\equiv"), "≡": ("≡", "\\equiv")}
 _ANY_RELATION = ("=", "<", ">", "\\l", "\\g", "\\n", "\\e", "\\a", "\\m", "\\s", "\\c", "\\i", "\\p",
                  "≤", "≥", "≠", "≡", "≈", "∣", "∤", "∈", "∉", "⊂", "⊆", "≅", "∼", "∥", "⊥", "∝")
 _GREEK_NAMES: dict[str, list[str]] = {}
-for _name, _char in _GREEK.items():
+for _name, _char in GREEK.items():
     _GREEK_NAMES.setdefault(_char, []).append("\\" + _name)
 
 
@@ -77,6 +89,9 @@ _ARGS_BEFORE = re.compile(r"(?:frac|binom)[^\n]{0,16}$")
 _ONE_ARG_BEFORE = re.compile(r"[}\\]\s*$")
 
 
+@cython.ccall
+@cython.returns(cython.bint)
+@cython.locals(text=str, at=cython.Py_ssize_t, end=cython.Py_ssize_t, j=cython.Py_ssize_t, d=cython.Py_ssize_t, dots=cython.Py_ssize_t, k=cython.Py_ssize_t)
 def _is_numeral(text: str, at: int, end: int) -> bool:
     r"""Whether the digits ``text[at:end]`` (not followed by a digit or a decimal tail) are a
     whole numeral: only zeros between them and a non-digit, non-``.``, and no thousands group
@@ -104,6 +119,9 @@ def _is_numeral(text: str, at: int, end: int) -> bool:
     return j - k <= 2 and _after_tex_command(text, k, one_arg=j - k == 1)
 
 
+@cython.ccall
+@cython.returns(cython.bint)
+@cython.locals(text=str, at=cython.Py_ssize_t, one_arg=cython.bint, lo=cython.Py_ssize_t)
 def _after_tex_command(text: str, at: int, one_arg: bool) -> bool:
     """Whether ``text[at]`` may come a short way after ``\\frac``/``\\binom`` or, with
     ``one_arg``, right after a first argument's ``}`` or an escaping backslash."""
@@ -111,6 +129,9 @@ def _after_tex_command(text: str, at: int, one_arg: bool) -> bool:
     return _ARGS_BEFORE.search(text, lo, at) is not None or (one_arg and _ONE_ARG_BEFORE.search(text, lo, at) is not None)
 
 
+@cython.ccall
+@cython.returns(cython.Py_ssize_t)
+@cython.locals(text=str, alt=str, pos=cython.Py_ssize_t, size=cython.Py_ssize_t, at=cython.Py_ssize_t, end=cython.Py_ssize_t)
 def find_anchor(text: str, alt: str, pos: int = 0) -> int:
     """Offset of the first occurrence of anchor ``alt`` at or after ``pos`` (-1 if none)."""
     if alt == VULGAR_ANCHOR:
@@ -130,6 +151,9 @@ def find_anchor(text: str, alt: str, pos: int = 0) -> int:
     return -1
 
 
+@cython.ccall
+@cython.returns(cython.Py_ssize_t)
+@cython.locals(text=str, pos=cython.Py_ssize_t, first=cython.Py_ssize_t, at=cython.Py_ssize_t)
 def _find_vulgar(text: str, pos: int) -> int:
     """Offset of the first Unicode vulgar fraction at or after ``pos`` (-1 if none)."""
     first = -1
@@ -182,7 +206,7 @@ def _decimal_tail(value: Fraction) -> str | None:
 
 def _identifier_alternatives(key: str) -> tuple[str, ...] | None:
     # x_{1}, x', \bar{x} (x̄), \foo_0: the base is what is written
-    base = key.split("_", 1)[0].rstrip("'" + "".join(_ACCENTS.values()))
+    base = key.split("_", 1)[0].rstrip("'" + "".join(ACCENTS.values()))
     if base.startswith("\\"):
         return (base[1:],) if len(base) > 1 else None
     if not base:
@@ -247,6 +271,9 @@ def _selectivity(group: tuple[str, ...]) -> int:
     return min(len(a.lstrip("#")) + 2 * any(ch.isdigit() for ch in a) + 3 * (not a.isascii()) for a in group)
 
 
+@cython.ccall
+@cython.returns(cython.Py_ssize_t)
+@cython.locals(text=str, total=cython.Py_ssize_t)
 def occurrence_bound(text: str, alts, lowered: str | None = None) -> int:
     """An upper bound on the occurrences of an anchor group in ``text``, from C-level substring
     counts (a numeral anchor counts its digits wherever they stand); 0 means the group is absent.
@@ -319,6 +346,9 @@ def present_alternatives(alts: tuple, others: frozenset) -> tuple:
     return tuple(kept)
 
 
+@cython.ccall
+@cython.returns(cython.bint)
+@cython.locals(text=str)
 def text_may_contain(text: str, groups, lowered: str | None = None) -> bool:
     """True unless some anchor group has no alternative in ``text``."""
     for alts in groups:

@@ -27,6 +27,11 @@ is no evidence that the text solves this problem.
 
 from __future__ import annotations
 
+try:
+    import cython
+except ImportError:  # Cython is needed to compile, not to run: its declarations are then no-ops
+    from . import _cython_shadow as cython
+
 import re
 import threading
 from bisect import bisect_right, insort
@@ -377,9 +382,26 @@ def segment_index(segment: str, deadline: Deadline) -> "TextIndex":
     return index
 
 
+@cython.cclass
 class TextIndex:
     """Canonical tokens of one text (a segment, in matching) plus the lookup structures matching
-    needs, each built on first use."""
+    needs, each built on first use.
+
+    Compiled (``consensus_metrics._native``), an extension type with C attributes, and
+    :meth:`find_sequence` and :meth:`_boundaries_ok` C calls with ``Py_ssize_t`` indices.
+    (``toks`` stays a Python object: no C-level import from ``normalize``, so that a compiled
+    ``matching`` loads beside a ``normalize`` that runs from its edited source.)"""
+
+    text = cython.declare(object, visibility="public")
+    deadline = cython.declare(object, visibility="public")
+    toks = cython.declare(object, visibility="public")
+    _joined = cython.declare(object, visibility="public")
+    _token_at = cython.declare(object, visibility="public")
+    _chains = cython.declare(object, visibility="public")
+    _sides = cython.declare(object, visibility="public")
+    _by_length = cython.declare(object, visibility="public")
+    _comm_cache = cython.declare(dict, visibility="public")
+    side_ids = cython.declare(dict, visibility="public")
 
     def __init__(self, text: str, deadline: Deadline = NO_DEADLINE):
         self.text = text
@@ -459,6 +481,8 @@ class TextIndex:
         return key
 
     # ------------------------------------------------------------------ sequences
+    @cython.ccall
+    @cython.locals(keys=tuple, kinds=tuple, i=cython.Py_ssize_t, steps=cython.Py_ssize_t, n=cython.Py_ssize_t, at=cython.Py_ssize_t)
     def find_sequence(self, keys: tuple[str, ...], kinds: tuple[int, ...]) -> tuple[int, int] | None:
         """Earliest occurrence of a token sequence with operand boundaries; char (start, end)."""
         if not keys:
@@ -493,6 +517,9 @@ class TextIndex:
             at = joined.find(pattern, at + 1)
         return None
 
+    @cython.ccall
+    @cython.returns(cython.bint)
+    @cython.locals(i=cython.Py_ssize_t, j=cython.Py_ssize_t, is_value=cython.bint)
     def _boundaries_ok(self, i: int, j: int, is_value: bool) -> bool:
         toks = self.toks
         keys, kinds = toks.keys, toks.kinds

@@ -1,12 +1,15 @@
 """The compiled build of the matching hot path (``consensus_metrics._native``) is the source.
 
-``setup.py`` compiles ``normalize``, ``relations``, ``anchors`` and ``matching`` with Cython. These
-tests check that the compiled modules are what runs here, that they give exactly what the
-``.py`` sources give (on real solutions, hostile input and generated math text), that an edited
-source is never shadowed by an older build, and that the doctests of the compiled modules pass
-in both builds.
+``setup.py`` compiles the modules of ``_native.COMPILED`` (lexer, token rules, normalize,
+relations, anchors, matching) with Cython, from their ``.py`` files alone (Cython's pure-Python
+mode: no ``.pxd`` files). These tests check that the compiled modules are what runs here and
+that their declarations took effect, that they give exactly what the ``.py`` sources give (on
+real solutions, hostile input and generated math text), that an edited source is never shadowed
+by an older build, that the sources run without Cython, and that the doctests of the compiled
+modules pass in both builds.
 """
 
+import ast
 import doctest
 import importlib
 import importlib.util
@@ -66,10 +69,52 @@ def _results(cm, cases):
 def test_the_compiled_build_runs_where_cython_is_installed():
     if importlib.util.find_spec("Cython") is None:
         pytest.skip("Cython is not installed: the package runs pure Python")
+    if os.environ.get(PURE_ENV) == "1":
+        pytest.skip(f"{PURE_ENV}=1: the sources run by request")
     assert native_modules() == list(COMPILED), (
         "compiled modules missing or older than their sources: run `make compile`")
     for name in COMPILED:
         assert not getattr(consensus_metrics, name).__file__.endswith(".py")
+
+
+def test_the_declarations_live_in_the_sources():
+    # the contributor workflow is "edit a .py, run pytest": no second declaration file
+    assert sorted(p.name for p in PACKAGE.glob("*.pxd")) == []
+
+
+def test_every_cython_name_the_sources_use_has_a_stand_in():
+    from consensus_metrics import _cython_shadow
+    used = set()
+    for name in COMPILED:
+        tree = ast.parse((PACKAGE / f"{name}.py").read_text(encoding="utf-8"))
+        used |= {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)
+                 and isinstance(node.value, ast.Name) and node.value.id == "cython"}
+    assert {"cclass", "declare", "locals"} <= used
+    assert not [attr for attr in used if not hasattr(_cython_shadow, attr)]
+
+
+def test_the_sources_run_without_cython():
+    script = ("import sys\nclass NoCython:\n    def find_spec(self, name, path=None, target=None):\n"
+              "        if name.split('.')[0] in ('cython', 'Cython'):\n            raise ImportError(name)\n"
+              "sys.meta_path.insert(0, NoCython())\nimport consensus_metrics as cm\n"
+              "from consensus_metrics import token_rules\nassert token_rules.cython.compiled is False\n"
+              "assert cm.canonical_key('\\\\frac{3}{4} x') == '#3/4 * x'\n"
+              "print([m.covered for m in cm.match_nodes('so x = 3/4', ['x = 0.75', '4'])])")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=REPO,
+                          env=dict(os.environ, **{PURE_ENV: "1"}), timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.strip() == "[True, False]"
+
+
+@compiled_only
+def test_the_compiled_build_uses_the_declarations():
+    # extension types (no instance __dict__), C functions: what the pure-Python mode declares
+    from consensus_metrics import anchors, matching, token_rules
+    for obj in (token_rules.Tokens(), token_rules.TokenBuilder("x"), matching.TextIndex("x = 1")):
+        assert not hasattr(obj, "__dict__"), type(obj)
+    assert type(anchors.find_anchor).__name__ == "cython_function_or_method"
+    with pytest.raises(TypeError):
+        anchors.find_anchor(b"45", "#45")  # typed str argument
 
 
 @compiled_only
@@ -138,7 +183,7 @@ def _import_copy(tmp_path, env_extra=None, edit=None, drop_source=None):
     """Import ``consensus_metrics`` from a copy of the package (compiled modules included) in a
     fresh process; returns (module name -> file it was loaded from, stderr)."""
     shutil.copytree(PACKAGE, tmp_path / "consensus_metrics", ignore=shutil.ignore_patterns("__pycache__"))
-    if edit:  # a file of the package: name.py or name.pxd
+    if edit:  # a source of the package: name.py
         with open(tmp_path / "consensus_metrics" / edit, "a", encoding="utf-8") as handle:
             handle.write("\n# edited after the build\n")
     if drop_source:
@@ -155,7 +200,7 @@ def _import_copy(tmp_path, env_extra=None, edit=None, drop_source=None):
 
 
 @compiled_only
-@pytest.mark.parametrize("edit", ["anchors.py", "anchors.pxd", "normalize.py", "normalize.pxd"])
+@pytest.mark.parametrize("edit", ["anchors.py", "normalize.py", "token_rules.py", "lexer.py", "matching.py"])
 def test_an_edited_source_runs_instead_of_its_older_build(tmp_path, edit):
     # normalize is imported by every other compiled module: they must load beside its source
     name = edit.split(".")[0]

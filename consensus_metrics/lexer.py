@@ -1,0 +1,229 @@
+r"""The lexer: math text (LaTeX, Unicode or plain) cut into raw lexemes, the first step of
+:mod:`consensus_metrics.normalize` (the token rules, :mod:`consensus_metrics.token_rules`, read
+them into canonical tokens).
+
+One regular expression reads the text left to right; each lexeme has
+
+* a ``kind`` -- :data:`TAG` (``<think>``), :data:`COMMAND` (``\frac``), :data:`ESCAPE` (``\,``,
+  ``\{``), :data:`COMPOUND` (``2nd``, ``4-pack``, ``x-axis``: prose, not arithmetic),
+  :data:`NUMERAL` (``12``, ``0.75``, ``1,000``), :data:`LETTERS` (a run of letters; several long
+  lower-case words separated by single spaces come as one run), :data:`SUPERSCRIPT` (``²``),
+  :data:`SYMBOL` (an ASCII operator or bracket, ``**``, ``<=``, ``...``) or :data:`OTHER` (any other
+  character);
+* its ``text``, its ``start`` and ``end`` in the source;
+* its ``gap``: what separates it from the lexeme before: :data:`GLUED` (nothing), :data:`SPACE`
+  (spaces) or :data:`LINE_BREAK` (whitespace holding a line break).
+
+The lexemes of a text are stored column by column in :class:`Lexemes` (parallel lists, one
+entry per lexeme: the token rules read them by index without building an object per lexeme);
+``lexemes[j]`` gives one as a :class:`Lexeme` named tuple.
+
+>>> lexemes = lex("Step 2: $x^{2}$ km")
+>>> [(KIND_NAMES[kind], text) for kind, text, *_ in lexemes]  # doctest: +NORMALIZE_WHITESPACE
+[('LETTERS', 'Step'), ('NUMERAL', '2'), ('SYMBOL', ':'), ('SYMBOL', '$'), ('LETTERS', 'x'),
+ ('SYMBOL', '^'), ('SYMBOL', '{'), ('NUMERAL', '2'), ('SYMBOL', '}'), ('SYMBOL', '$'), ('LETTERS', 'km')]
+>>> lexemes[1]
+Lexeme(kind=6, text='2', start=5, end=6, gap=1)
+
+List markers that open a line are layout and are removed (:func:`lex` with ``markdown=True``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from .budget import NO_DEADLINE, Deadline
+
+#: Lexeme kinds: the number of the regular expression's group that matched.
+TAG, COMMAND, ESCAPE, COMPOUND, NUMERAL, LETTERS, SUPERSCRIPT, SYMBOL, OTHER = range(2, 11)
+KIND_NAMES = {TAG: "TAG", COMMAND: "COMMAND", ESCAPE: "ESCAPE", COMPOUND: "COMPOUND", NUMERAL: "NUMERAL",
+              LETTERS: "LETTERS", SUPERSCRIPT: "SUPERSCRIPT", SYMBOL: "SYMBOL", OTHER: "OTHER"}
+#: Gaps: what separates a lexeme from the one before it.
+GLUED, SPACE, LINE_BREAK = 0, 1, 2
+
+# One lexeme per match: leading whitespace (group 1) is folded into the lexeme that follows.
+# Possessive quantifiers (``++``, ``*+``, ``{2,}+``; Python 3.11) never give back what they
+# matched: wherever giving back could not lead to a match anyway, they only spare the engine
+# the retries (a word is scanned once, not once per shorter prefix).
+_LEXEME_RE = re.compile(
+    r"""
+    (\s*+)
+    (?:
+     (?P<tag></?[A-Za-z]{2,}+[A-Za-z0-9_]*+>)
+    |(?P<cmd>\\[A-Za-z]++)
+    |(?P<esc>\\.)
+    |(?P<compound>\d++(?:st|nd|rd|th)(?![A-Za-z])|\d++(?:\.\d++)?+-[A-Za-z]{3,}+(?:-[A-Za-z]++)*+|[A-Za-z]{2,}+(?:-[A-Za-z]{2,}+)++|[A-Za-z]-[A-Za-z]{3,}+(?:-[A-Za-z]++)*+)
+    |(?P<num>\d{1,3}(?:(?:,|\{,\}|\\,)\d{3})+(?:\.\d+)?(?![\d])|\d++(?:\.\d++)?+|\.\d++)
+    |(?P<word>[A-Za-z]{4,}+(?:[ ](?!(?:sqrt|sinh|cosh|tanh|arc[a-z]+)(?![a-z]))[a-z]{4,}+(?![\w\\{(^_$]|-[A-Za-z]))+|[A-Za-z]++)
+    |(?P<sup>[⁰¹²³⁴⁵⁶⁷⁸⁹]++)
+    |(?P<op>\*\*|\.\.\.|==|:=|<=|>=|!=|[-+*/^_=<>!(){}\[\]|,;:.%$&?'])
+    |(?P<other>\S)
+    )
+    """,
+    re.VERBOSE | re.DOTALL,
+)
+
+
+class Lexeme(NamedTuple):
+    """One lexeme (see the module docstring)."""
+
+    kind: int
+    text: str
+    start: int
+    end: int
+    gap: int
+
+
+class Lexemes:
+    """The lexemes of one text, column by column: ``kind[j]``, ``text[j]``, ``start[j]``,
+    ``end[j]`` and ``gap[j]`` describe lexeme ``j``.
+
+    The columns are edited in place only (the token rules hold them): :meth:`split_run` and
+    :meth:`drop_first_character` are the edits the token rules make while reading.
+    """
+
+    __slots__ = ("kind", "text", "start", "end", "gap")
+
+    def __init__(self, kind: list[int], text: list[str], start: list[int], end: list[int], gap: list[int]):
+        self.kind = kind
+        self.text = text
+        self.start = start
+        self.end = end
+        self.gap = gap
+
+    def __len__(self) -> int:
+        return len(self.kind)
+
+    def __getitem__(self, j: int) -> Lexeme:
+        return Lexeme(self.kind[j], self.text[j], self.start[j], self.end[j], self.gap[j])
+
+    def __repr__(self) -> str:
+        return f"Lexemes({self.text!r})"
+
+    def delete(self, j: int, k: int) -> None:
+        """Remove lexemes ``j:k``."""
+        for column in (self.kind, self.text, self.start, self.end, self.gap):
+            del column[j:k]
+
+    def split_run(self, j: int) -> None:
+        """Replace the run of prose words at ``j`` (``there must have been``) by one
+        :data:`LETTERS` lexeme per word; the first keeps the run's gap.
+
+        >>> lexemes = lex("so there must have been")
+        >>> lexemes.split_run(1); lexemes.text, lexemes.start, lexemes.gap
+        (['so', 'there', 'must', 'have', 'been'], [0, 3, 9, 14, 19], [0, 1, 1, 1, 1])
+        """
+        words = self.text[j].split(" ")
+        starts, at = [], self.start[j]
+        for word in words:
+            starts.append(at)
+            at += len(word) + 1
+        self.kind[j:j + 1] = [LETTERS] * len(words)
+        self.text[j:j + 1] = words
+        self.start[j:j + 1] = starts
+        self.end[j:j + 1] = [s + len(word) for s, word in zip(starts, words)]
+        self.gap[j:j + 1] = [self.gap[j]] + [SPACE] * (len(words) - 1)
+
+    def drop_first_character(self, j: int) -> None:
+        """What is left of lexeme ``j`` once a command took its first character as an argument
+        (``\\frac12``: the ``1`` of ``12``): the rest, glued."""
+        self.text[j] = self.text[j][1:]
+        self.start[j] += 1
+        self.gap[j] = GLUED
+
+
+def lex(text: str, deadline: Deadline = NO_DEADLINE, markdown: bool = True) -> Lexemes:
+    """The lexemes of ``text``; with ``markdown``, without the list markers that open a line
+    (:func:`drop_list_markers`). Raises :class:`~consensus_metrics.budget.BudgetExceeded` past
+    the deadline (checked every 4,096 lexemes)."""
+    kinds, texts, starts, ends, gaps = [], [], [], [], []
+    line_starts = [0]
+    prev_end = 0  # the matches are contiguous: each starts where the previous one ended
+    for m in _LEXEME_RE.finditer(text):
+        kind = m.lastindex
+        start, end = m.span(kind)
+        if start == prev_end:
+            gap = GLUED
+        elif text.find("\n", prev_end, start) >= 0:
+            gap = LINE_BREAK
+            line_starts.append(len(kinds))
+        else:
+            gap = SPACE
+        kinds.append(kind)
+        texts.append(text[start:end])
+        starts.append(start)
+        ends.append(end)
+        gaps.append(gap)
+        prev_end = end
+        if not len(kinds) & 4095:
+            deadline.check()
+    lexemes = Lexemes(kinds, texts, starts, ends, gaps)
+    if markdown:
+        drop_list_markers(text, lexemes, line_starts)
+    return lexemes
+
+
+_BULLETS = {"-", "*", "+"}
+_ENUMERATOR_RE = re.compile(r"[0-9]{1,2}|[A-Za-z]|[ivx]{2,4}")
+# what may follow a list marker: not an operator or relation that would make it math
+_MATH_AFTER_MARKER = set("=<>+-*/^_!)]}.,;:")
+
+
+def drop_list_markers(text: str, lexemes: Lexemes, line_starts: list[int]) -> None:
+    """Remove Markdown/enumeration list markers that open a line, in place: ``- ``, ``* ``,
+    ``+ `` and ``1) ``, ``b) ``, ``(a) ``, ``(ii) ``, ``12. `` followed by a space. They are
+    layout: ``- 24 apples`` is not the number -24, ``(a) x = 5`` is not ``a*x = 5``, the ``2``
+    of ``2. Then 12 * 3 = 36`` is no value. The lexeme after a marker keeps a line break.
+    ``line_starts``: the indices of the lexemes that open a line (0 and every line break).
+
+    >>> lex("- x = 5\\n(b) y = 2").text
+    ['x', '=', '5', 'y', '=', '2']
+    >>> lex("- 5", markdown=False).text  # a node form is math, not a list item
+    ['-', '5']
+    """
+    for j in reversed(line_starts):  # from the end: removing lexemes keeps earlier indices valid
+        n = _list_marker_length(text, lexemes, j)
+        if n:
+            if j + n < len(lexemes):
+                lexemes.gap[j + n] = LINE_BREAK
+            lexemes.delete(j, j + n)
+
+
+def _list_marker_length(text: str, lexemes: Lexemes, j: int) -> int:
+    """Number of lexemes of the list marker at ``j`` (0 if there is none)."""
+    kinds, texts, gaps = lexemes.kind, lexemes.text, lexemes.gap
+    n = len(kinds)
+    if j >= n:
+        return 0
+    kind, s = kinds[j], texts[j]
+    if kind == NUMERAL and j + 1 < n and texts[j + 1] == "." and kinds[j + 1] == SYMBOL and not gaps[j + 1]:
+        # 12. followed by a space: a numbered item (a sentence cut may leave it alone in its
+        # segment; a line holding just "12." ends without the space and stays a number)
+        dot_end = lexemes.end[j + 1]
+        if not (len(s) <= 2 and s.isdigit() and text[dot_end:dot_end + 1] in (" ", "\t")):
+            return 0
+        if j + 2 == n:
+            return 2
+        size = 2
+    elif kind == SYMBOL and s in _BULLETS:
+        if j and (texts[j - 1] in ("\\[", "\\\\") or texts[j - 1] == "$" and j > 1 and texts[j - 2] == "$"):
+            return 0  # "\\[\n- 3x = 6", "x = 1 \\\\\n- 3x = 6": a display formula's minus sign
+        size = 1
+    elif kind == SYMBOL and s == "(":  # (a) (ii) (1)
+        if not (j + 2 < n and texts[j + 2] == ")" and not gaps[j + 1] and not gaps[j + 2]
+                and kinds[j + 1] in (NUMERAL, LETTERS) and _ENUMERATOR_RE.fullmatch(texts[j + 1])):
+            return 0
+        size = 3
+    elif kind in (NUMERAL, LETTERS) and _ENUMERATOR_RE.fullmatch(s):  # 1) b) iv)
+        if not (j + 1 < n and texts[j + 1] == ")" and kinds[j + 1] == SYMBOL and not gaps[j + 1]):
+            return 0
+        size = 2
+    else:
+        return 0
+    if j + size >= n:
+        return 0
+    after = j + size
+    if gaps[after] != SPACE or (kinds[after] == SYMBOL and texts[after] in _MATH_AFTER_MARKER):
+        return 0
+    return size
