@@ -3,6 +3,7 @@
 
     python benchmarks/bench_node_validity.py --raw RAW [--only math500 aime24 gsm8k aime25]      # RAW: node_builder/README.md
         [--limit N] [--out validity.json] [--card lm_eval_tasks/consensusbench/data/README.md]
+    python benchmarks/bench_node_validity.py --from-json validity.json --card lm_eval_tasks/consensusbench/data/README.md
 
 Every setting builds nodes with the shipped pipeline and settings (``node_builder.pipeline
 .build_records``: consensus, refine, build-wide finalize) and scores held-out solutions with the
@@ -204,7 +205,8 @@ def card_section(report: dict) -> str:
         if name in report:
             lines += ["", f"{labels[name].split(':')[0]} per held-out model (mean NCR correct / wrong, AUC):", ""]
             for model, r in report[name]["per_model"].items():
-                lines.append(f"* {model}: {r['ncr_correct']} / {r['ncr_wrong']}, AUC {r['auc']} "
+                shown = {key: "–" if r[key] is None else r[key] for key in ("ncr_correct", "ncr_wrong", "auc")}
+                lines.append(f"* {model}: {shown['ncr_correct']} / {shown['ncr_wrong']}, AUC {shown['auc']} "
                              f"({r['n_correct']} correct, {r['n_wrong']} wrong)")
     lines += ["", f"Seed {report['seed']}; {report['seconds']:.0f} s on this machine."]
     return "\n".join(lines)
@@ -212,13 +214,27 @@ def card_section(report: dict) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--raw", required=True, help="raw sources dir (the build's --raw)")
+    parser.add_argument("--raw", help="raw sources dir (the build's --raw); required unless --from-json")
     parser.add_argument("--only", nargs="+", choices=("math500", "aime24", "gsm8k", "aime25"))
     parser.add_argument("--limit", type=int, help="first N problems of each set (a quick look; not for the card)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", help="write the figures as JSON here")
     parser.add_argument("--card", help="write the figures into this data card (between its validity markers)")
+    parser.add_argument("--from-json", metavar="OUT", help="no measuring: print (and with --card write) the figures "
+                                                          "of an earlier run's --out file")
     args = parser.parse_args(argv)
+    if args.from_json:
+        try:
+            report = json.loads(Path(args.from_json).read_text(encoding="utf-8"))
+            section = card_section(report)
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            parser.error(f"--from-json {args.from_json}: not a report of this script ({exc})")
+        print(section)
+        if args.card:
+            write_section(args.card, CARD_START, CARD_END, section)
+        return 0
+    if args.raw is None:
+        parser.error("--raw is required (or --from-json OUT)")
     if args.limit is not None and args.limit < 1:
         parser.error("--limit must be at least 1")
     if args.card and (args.limit or args.only):
