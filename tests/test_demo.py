@@ -159,6 +159,25 @@ def test_voices_in_provenance():
     assert not voted({"sources": ["skythought:gemma-2-27b-it"], "held_out": ["gemma-2-27b-it"]}, "gemma-2-27b-it")
 
 
+def test_shipped_leave_one_model_out_files_hold_the_subset_without_their_model():
+    """``reports/demo/nodes/<model>.jsonl`` (``make demo-nodes``): one per model of the subset,
+    the subset's problems in the shipped file's order, valid records, and no node voted by that
+    model, while the other models do vote (the files are not the shipped nodes copied)."""
+    from reports.demo.nodes import DEFAULT_OUT, SUBSET
+
+    selection = json.loads(SUBSET.read_text(encoding="utf-8"))
+    models = sorted({run["model"] for run in selection["runs"]})
+    assert sorted(p.stem for p in DEFAULT_OUT.glob("*.jsonl")) == models
+    shipped_order = [row["id"] for row in read_problem_file(SHIPPED)]
+    wanted = [pid for pid in shipped_order if pid in set(selection["problem_ids"])]
+    for model in models:
+        rows = read_problem_file(DEFAULT_OUT / f"{model}.jsonl")  # the task's own reader: valid records
+        assert [row["id"] for row in rows] == wanted, model
+        assert not any(voted(row["provenance"], model) for row in rows), model
+        others = [m for m in models if m != model]
+        assert any(voted(row["provenance"], m) for row in rows for m in others), model
+
+
 def loo_file(path: Path, ids: list[str], voices: list[str], held_out: str | None = None) -> Path:
     """A node file like the leave-one-model-out build would write (records of the shipped file,
     provenance naming the voices)."""

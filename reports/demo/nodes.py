@@ -7,8 +7,8 @@ model of the demo subset (``math500/subset.json``) this builds the MATH-500 node
 ``python -m node_builder build-all`` does (same sources, settings and build-wide finalize), but
 without any run of that model (:func:`node_builder.pipeline.without_voice`), and writes the
 records of the subset's problems to ``<out>/<model>.jsonl``. Deterministic: the same raw files
-give the same bytes (a test checks the shipped files against a rebuild when the raw files are
-present). Every answer is checked once for all builds.
+give the same bytes (a rebuild takes ~6 minutes here, so the tests check the shipped files'
+problems and voices instead: ``tests/test_demo.py``). Every answer is checked once for all builds.
 """
 
 from __future__ import annotations
