@@ -633,8 +633,9 @@ def _own_vote_notes(runs: list[Run], node_lines: dict[str, str]) -> list[str]:
 
 
 def _node_version_notes(nodes: pd.DataFrame) -> list[str]:
-    """A note when one problem carries different node lists in different runs (the data files
-    changed between the runs): NCR/TPN are then not comparable on those problems."""
+    """A note when one problem carries different node lists in different runs (runs scored
+    against different node files -- leave-one-model-out files, or data files that changed between
+    the runs): NCR/TPN are then not comparable on those problems."""
     if nodes.empty:
         return []
     lists = nodes.drop_duplicates(["run", "benchmark", "problem_id", "node_id"]) \
@@ -645,9 +646,10 @@ def _node_version_notes(nodes: pd.DataFrame) -> list[str]:
     if changed.empty:
         return []
     examples = ", ".join(problem for _, problem in changed.index[:3])
-    return [f"{len(changed)} problem(s) carry different node lists in different runs (the "
-            f"ConsensusBench data changed between the runs), e.g. {examples}: NCR and TPN are not "
-            f"comparable across runs on them."]
+    return [f"{len(changed)} problem(s) carry different node lists in different runs (the runs were "
+            f"scored against different node files: leave-one-model-out files, or data that changed "
+            f"between the runs), e.g. {examples}: NCR and TPN compare across runs only as far as "
+            f"those node files agree."]
 
 
 def _run_context(run: Run) -> dict[str, Any]:

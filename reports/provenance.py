@@ -6,8 +6,8 @@ each model against nodes built without it (leave-one-model-out). The report stat
 what it can read from the samples files:
 
 * ``files``: the ``nodes_file`` of the docs (set by the lm-eval tasks and by ``reports import``);
-* ``sources``: the union of the scored records' ``provenance.sources`` (``reference``, ``aops``,
-  model runs ...);
+* ``sources``: the union of the scored records' ``provenance.voices`` (one per model, the human
+  sources as ``reference``), or of their ``provenance.sources`` where no voices are recorded;
 * ``own_votes``: how many scored problems have nodes whose provenance names the run's model among
   its voices -- an entry of ``provenance.sources`` / ``voices`` / ``models`` whose model part
   (after a ``kind:`` prefix and a path, before ``@commit``, without ``-ckpts-checkpoint-N``) is the
@@ -42,11 +42,12 @@ def voice(name: str) -> str:
     return _CHECKPOINT.sub("", text)
 
 
-def _entries(provenance: Any) -> list[str]:
+def _entries(provenance: Any, keys: tuple[str, ...] = VOICE_KEYS) -> list[str]:
+    """The entries of ``provenance``'s ``keys`` (lists, strings, or dict keys), as strings."""
     if not isinstance(provenance, dict):
         return []
     found: list[str] = []
-    for key in VOICE_KEYS:
+    for key in keys:
         value = provenance.get(key)
         if isinstance(value, str):
             found.append(value)
@@ -107,7 +108,10 @@ def nodes_info(run: Run, task: TaskResult) -> NodesInfo | None:
         if doc.get("nodes_file"):
             files[str(doc["nodes_file"])] = None
         provenance = doc.get("provenance")
-        for entry in _entries(provenance):
+        # what the nodes were built from: the voices where the builder recorded them (one per
+        # model, the human sources as "reference"), else the sources
+        shown = _entries(provenance, ("voices",)) or _entries(provenance, ("sources", "models"))
+        for entry in shown:
             sources[entry] = None
         if voted(provenance, run.model):
             info.own_votes += 1
