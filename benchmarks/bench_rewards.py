@@ -30,8 +30,9 @@ Sections (each can be skipped):
    problem is not shipped), plus the honest-solution fixture: the guard must fire on none.
    Then the attacks: the NCR they get with the guard off and on.
 
-Data: ``lm_eval_tasks/consensusbench/data/*.jsonl`` (whatever is shipped; while those are not
-built, the GSM8K-train test fixture) and the raw data folder (``--raw RAW``; without it the
+Data: the shipped files (``lm_eval_tasks/consensusbench/data/*.jsonl`` and
+``training_recipes/data/gsm8k_train.jsonl``; while those are not built, the GSM8K-train test
+fixture) and the raw data folder (``--raw RAW``; without it the
 long traces and the staged runs' honest solutions are left out). Figures vary with the machine's load: compare ratios within one run.
 """
 
@@ -58,14 +59,16 @@ from training_recipes.scoring import score_completions  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import reward_stages  # noqa: E402
 
-DATA_DIR = ROOT / "lm_eval_tasks" / "consensusbench" / "data"
+#: The shipped data files: the four test sets and the GSM8K training split (node_builder.shipped).
+DATA_FILES = [ROOT / "lm_eval_tasks" / "consensusbench" / "data" / f"{name}.jsonl"
+              for name in ("aime24", "aime25", "gsm8k", "math500")] + [ROOT / "training_recipes" / "data" / "gsm8k_train.jsonl"]
 FIXTURES = ROOT / "tests" / "fixtures" / "train"
 
 
 def load_all_records() -> list[dict]:
     """Every shipped record (any split; nodes normalised), else the fixture's."""
     records = []
-    files = sorted(DATA_DIR.glob("*.jsonl")) or [FIXTURES / "gsm8k_train_fixture.jsonl"]
+    files = [path for path in DATA_FILES if path.is_file()] or [FIXTURES / "gsm8k_train_fixture.jsonl"]
     for path in files:
         with path.open(encoding="utf-8") as handle:
             for line in handle:
@@ -332,7 +335,7 @@ def main(argv=None) -> int:
         from transformers import AutoTokenizer
 
         if args.tokenizer is None:
-            from lm_eval_tasks.embedded_model import ensure_embedded_model
+            from models.embedded_model import ensure_embedded_model
 
             args.tokenizer = str(ensure_embedded_model())
         tokenizer = AutoTokenizer.from_pretrained(args.tokenizer)

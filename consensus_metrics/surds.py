@@ -193,14 +193,27 @@ class _Parser:
 
 
 def surd_value(keys, kinds) -> tuple | None:
-    """The canonical exact value of the tokens (module doc), or ``None``."""
+    """The canonical exact value of the tokens (module doc), or ``None``. Remembered per token
+    sequence (:data:`_CACHE_MAX` of them): chain following asks for the same sides' values for
+    every node of a text."""
     if not keys or len(keys) > MAX_TOKENS:
         return None
+    key = (tuple(keys), tuple(kinds))
+    if key in _VALUES:
+        return _VALUES[key]
     try:
-        value = _Parser(list(keys), list(kinds)).run()
+        value = tuple(sorted(_Parser(list(keys), list(kinds)).run().items()))
     except (_Unsupported, ZeroDivisionError, OverflowError, RecursionError, ValueError):
-        return None
-    return tuple(sorted(value.items()))
+        value = None
+    if len(_VALUES) >= _CACHE_MAX:
+        _VALUES.clear()
+    _VALUES[key] = value
+    return value
+
+
+#: Values remembered by :func:`surd_value` (cleared when full).
+_CACHE_MAX = 50_000
+_VALUES: dict = {}
 
 
 def rational(value: tuple | None) -> Fraction | None:
