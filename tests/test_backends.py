@@ -92,7 +92,10 @@ def test_cli_build_with_the_hf_backend_and_the_llm_extractor_then_resume(smollm2
         assert llm["status"] == "ok" or llm["status"].startswith("garbage:")
         if llm["status"] != "ok":
             assert f"{record['id']}: LLM extractor reply has no JSON" in run.stderr
-        assert record["nodes"]  # the rule-based nodes of the reference survive garbage
+        # the rule-based nodes of the reference survive garbage; a record the refine rules leave
+        # empty says why (GSM8K test 1 computes only 2/2 = 1, a trivial value, and its answer)
+        assert record["nodes"] or record["provenance"]["note"]
+    assert any(record["nodes"] for record in records)
     summary = json.loads(run.stderr.strip().splitlines()[-1])
     garbage = sum(r["provenance"]["llm"]["status"].startswith("garbage") for r in records)
     assert summary["llm_garbage_replies"] == garbage and summary["records"] == 2
