@@ -4,7 +4,7 @@ The modules in :data:`COMPILED` are plain Python. When it can, ``setup.py`` also
 with Cython (same source: Cython's pure-Python mode decorators and ``cython.declare`` in the
 ``.py`` itself say which classes become extension types and which offsets are C integers, and
 are no-ops when it runs as Python -- there is no second declaration file to keep in sync; see
-the README's performance section for the gain) and records the SHA-256 of every source it
+benchmarks/README.md for the gain) and records the SHA-256 of every source it
 compiled in :data:`RECORD` next to the built modules. :func:`load` runs first thing on
 ``import consensus_metrics``: a compiled module is used only if its recorded hash is the hash
 of the ``.py`` file beside it (and of a ``.pxd`` file there, should one ever be added).
