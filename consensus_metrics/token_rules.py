@@ -190,13 +190,7 @@ class TokenBuilder:
                 if self._merge_fraction(key, start, end):
                     return
         self.barrier = False
-        keys.append(key)
-        kinds.append(kind)
-        out.starts.append(start)
-        out.ends.append(end)
-        out.spaced.append(spaced)
-        out.breaks.append(brk)
-        out.implicit.append(implicit)
+        out.append(key, kind, start, end, spaced, brk, implicit)
 
     @cython.ccall
     @cython.locals(relation=cython.bint)

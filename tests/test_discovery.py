@@ -90,13 +90,14 @@ class _EntryPointTaskManager:
         self.all_tasks = sorted(names)
 
 
-def _simulated_lm_eval(entry_points):
+def _simulated_lm_eval(declared):
+    """A task manager class like lm-eval's once it reads the ``lm_eval.tasks`` entry points
+    (``declared``: ``(name, module)`` pairs), with the discovery patch applied."""
     from importlib.metadata import EntryPoint
 
     class Manager(_EntryPointTaskManager):
-        pass
+        entry_points = [EntryPoint(name=name, value=value, group="lm_eval.tasks") for name, value in declared]
 
-    Manager.entry_points = [EntryPoint(name=name, value=value, group="lm_eval.tasks") for name, value in entry_points]
     discovery.patch_task_manager(Manager)
     return Manager
 
