@@ -109,10 +109,11 @@ def _is_numeral(text: str, at: int, end: int) -> bool:
         if dots % 3 == 0:
             prev = ""
     if prev not in _DIGITS_AND_POINT:  # ASCII: "²3" is a power and the numeral 3
-        if end < len(text) and (text[end] in _DIGITS or _DECIMAL_TAIL.match(text, end)):
+        after = text[end] if end < len(text) else ""  # (each regex below needs its first character)
+        if after in _DIGITS or after == "." and _DECIMAL_TAIL.match(text, end):
             # only one digit was searched for (\frac34, \binom2.5): a TeX argument?
             return _after_tex_command(text, at, one_arg=True)
-        return not (end - j <= 3 and _THOUSANDS_AFTER.match(text, end))
+        return not (end - j <= 3 and after == "," and _THOUSANDS_AFTER.match(text, end))
     k = j
     while k and text[k - 1] in _DIGITS:
         k -= 1
@@ -121,12 +122,20 @@ def _is_numeral(text: str, at: int, end: int) -> bool:
 
 @cython.ccall
 @cython.returns(cython.bint)
-@cython.locals(text=str, at=cython.Py_ssize_t, one_arg=cython.bint, lo=cython.Py_ssize_t)
+@cython.locals(text=str, at=cython.Py_ssize_t, one_arg=cython.bint, lo=cython.Py_ssize_t, k=cython.Py_ssize_t)
 def _after_tex_command(text: str, at: int, one_arg: bool) -> bool:
     """Whether ``text[at]`` may come a short way after ``\\frac``/``\\binom`` or, with
     ``one_arg``, right after a first argument's ``}`` or an escaping backslash."""
     lo = max(0, at - 24)
-    return _ARGS_BEFORE.search(text, lo, at) is not None or (one_arg and _ONE_ARG_BEFORE.search(text, lo, at) is not None)
+    # the regexes only where they can match: a command name in reach, a "}" or "\\" before the spaces
+    if (text.find("frac", lo, at) >= 0 or text.find("binom", lo, at) >= 0) and _ARGS_BEFORE.search(text, lo, at):
+        return True
+    if not one_arg:
+        return False
+    k = at
+    while k > lo and text[k - 1].isspace():
+        k -= 1
+    return k > lo and text[k - 1] in "}\\" and _ONE_ARG_BEFORE.search(text, lo, at) is not None
 
 
 @cython.ccall
@@ -145,7 +154,8 @@ def find_anchor(text: str, alt: str, pos: int = 0) -> int:
         end = at + size
         # more digits or a nonzero decimal tail (.000 is fine) make another numeral; for one
         # digit _is_numeral decides (a one-digit TeX argument may be glued to more: \frac34)
-        if (size == 1 or not _CONTINUED.match(text, end)) and _is_numeral(text, at, end):
+        if (size == 1 or not (end < len(text) and (text[end] in _DIGITS or text[end] == "." and _CONTINUED.match(text, end)))) \
+                and _is_numeral(text, at, end):
             return at
         at = text.find(digits, at + 1)
     return -1

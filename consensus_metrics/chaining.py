@@ -75,15 +75,36 @@ class ChainFollower:
         self.tokenised = 0
         self._bindings: dict[str, object] = {}
         self._produced: dict = {}
+        self._found: dict = {}  # search -> (its sides, segments it visited): see _remembered
+        self._cut = False  # the last _indexes stopped at the segment budget
+        self._segment_values: dict[int, dict] = {}
 
     # ------------------------------------------------------------------ finding sides
     def _indexes(self, groups):
+        self._cut = False
         for start, end in sorted(self.segments_with(groups).items()):
             index = self.index_of(start, end, self.tokenised < MAX_SEGMENTS)
             if index is None:
+                self._cut = True
                 return
             self.tokenised += 1
             yield start, index
+
+    def _remembered(self, search: tuple, find) -> list[tuple[_Run, int]]:
+        """``find()`` (one pass of :meth:`_indexes`), done once per text and ``search``: the
+        value of a common number and the sides of a long chain are asked for again and again.
+        A repeat is charged the segments the first pass visited -- a fresh pass would visit the
+        same ones, all tokenised by then -- so the budget, and every later result, is what it
+        would be without the memo. A pass the budget cut short is not kept."""
+        known = self._found.get(search)
+        if known is not None:
+            self.tokenised += known[1]
+            return known[0]
+        before = self.tokenised
+        found = find()
+        if not self._cut:
+            self._found[search] = (found, self.tokenised - before)
+        return found
 
     def _run_of(self, index, c: int, s: int) -> tuple[int, int] | None:
         rels = index.chains[c].rels
@@ -96,6 +117,9 @@ class ChainFollower:
 
     def occurrences(self, keys: tuple, kinds: tuple) -> list[tuple[_Run, int]]:
         """``(run, side)`` of every side equal to ``keys`` (exactly or up to term order)."""
+        return self._remembered(("sides", tuple(keys), tuple(kinds)), lambda: self._find_sides(keys, kinds))
+
+    def _find_sides(self, keys: tuple, kinds: tuple) -> list[tuple[_Run, int]]:
         out = []
         for start, index in self._indexes((*token_anchors(keys, kinds), _EQUALITY_ANCHORS)):
             for c, s in index.side_candidates(keys, kinds, commutative=True):
@@ -109,16 +133,31 @@ class ChainFollower:
         number = rational(value)
         if number is None or number.denominator != 1:
             return []  # an irrational or fractional value has no cheap anchor: linked by key only
+        return self._remembered(("value", value), lambda: self._find_value(value, number))
+
+    def _find_value(self, value: tuple, number) -> list[tuple[_Run, int]]:
         keys = ("#" + str(abs(number.numerator)),)
         out = []
         for start, index in self._indexes((*token_anchors(keys, (NUM,)), _EQUALITY_ANCHORS)):
+            for c, s in self._values_of(start, index).get(value, ()):
+                run = self._run_of(index, c, s)
+                if run:
+                    out.append((_Run(start, c, *run), s))
+        return out
+
+    def _values_of(self, start: int, index) -> dict:
+        """Exact value -> ``[(chain, side)]`` of one segment's sides, in text order (computed
+        once per segment: every value search of the text visits the same few sentences)."""
+        values = self._segment_values.get(start)
+        if values is None:
+            values = self._segment_values[start] = {}
             for c, chain in enumerate(index.chains):
                 for s, side in enumerate(chain.sides):
-                    if side.key and self._side_value(index, side) == value:
-                        run = self._run_of(index, c, s)
-                        if run:
-                            out.append((_Run(start, c, *run), s))
-        return out
+                    if side.key:
+                        value = self._side_value(index, side)
+                        if value is not None:
+                            values.setdefault(value, []).append((c, s))
+        return values
 
     @staticmethod
     def _side_value(index, side):
@@ -185,6 +224,7 @@ class ChainFollower:
         if sum(want.values()) < 2:
             return None
         best = None
+        failed: set = set()
         for run, s in self._value_occurrences(value):
             index = self.index_of(run.k, None, True)
             chain = index.chains[run.c]
@@ -192,22 +232,31 @@ class ChainFollower:
                 side = chain.sides[t]
                 if t == s or not side.key or side.hi - side.lo < 3:
                     continue
-                if self._expands_to(_leaves(*_side_tokens(index, side)), want, MAX_STEPS):
+                if self._expands_to(_leaves(*_side_tokens(index, side)), want, MAX_STEPS, failed):
                     end = run.k + max(side.end, chain.sides[s].end)
                     if best is None or end < best[1]:
                         best = (run.k + min(side.start, chain.sides[s].start), end)
         return best
 
-    def _expands_to(self, leaves: Counter, want: Counter, depth: int) -> bool:
+    def _expands_to(self, leaves: Counter, want: Counter, depth: int, failed: set | None = None) -> bool:
+        """Whether replacing numbers of ``leaves`` by their producers, at most ``depth`` times,
+        gives ``want``. ``failed`` holds the ``(leaves, depth)`` already explored in vain for this
+        ``want`` (orders of replacement meet in the same multisets)."""
         if leaves == want:
             return True
         if depth == 0:
             return False
+        seen = (frozenset(leaves.items()), depth)
+        if failed is None:
+            failed = set()
+        elif seen in failed:
+            return False
         self.deadline.check()
         for number in leaves - want:
             for producer in self._producers(number):
-                if self._expands_to(leaves - Counter({number: 1}) + producer, want, depth - 1):
+                if self._expands_to(leaves - Counter({number: 1}) + producer, want, depth - 1, failed):
                     return True
+        failed.add(seen)
         return False
 
     def _producers(self, number) -> list[Counter]:
@@ -310,7 +359,8 @@ def _leaves(keys, kinds) -> Counter:
     out: Counter = Counter()
     for key, kind in zip(keys, kinds):
         if kind == NUM and key[1:].replace("/", "", 1).isdigit():
-            out[Fraction(key[1:])] += 1
+            body = key[1:]  # an int where it is one: equal to its Fraction, and far cheaper to hash
+            out[Fraction(body) if "/" in body else int(body)] += 1
     return out
 
 

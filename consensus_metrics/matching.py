@@ -77,10 +77,14 @@ _FLIP = {"<": ">", ">": "<", "≤": "≥", "≥": "≤", "=": "=", "≡": "≡",
 # ("&= 9" in align) or the line break follows the opening \[ or $$ of a display formula or a
 # LaTeX line break \\ (the next row: its tokens still start after a break). Chains and token
 # sequences never cross either.
-_LINE_CUT = r"\n(?<!\\\[\n)(?<!\$\$\n)(?<!\\\\\n)(?![ \t&]*(?:=|<|>|≤|≥|≡|\\le|\\ge|\\equiv|\\approx|\\neq))"
+_AFTER_LINE_BREAK = r"(?<!\\\[\n)(?<!\$\$\n)(?<!\\\\\n)(?![ \t&]*(?:=|<|>|≤|≥|≡|\\le|\\ge|\\equiv|\\approx|\\neq))"
 _MATH_GOES_ON = r"[=<>≤≥≠≈≡+*/^×·÷−-]|\\(?:cdot|times|div|pm|leq?|geq?|neq?|approx|equiv)(?![A-Za-z])"
-_SENTENCE_CUT = rf"[.?!](?<![^A-Za-z]!)(?<!\A!)[ \t]+(?=\S)(?!{_MATH_GOES_ON})"
-_SEGMENT_CUT_RE = re.compile(f"{_LINE_CUT}|{_SENTENCE_CUT}")
+_AFTER_SENTENCE_END = rf"(?<![^A-Za-z]!)(?<!\A!)[ \t]+(?=\S)(?!{_MATH_GOES_ON})"
+_LINE_CUT = r"\n" + _AFTER_LINE_BREAK
+_SENTENCE_CUT = "[.?!]" + _AFTER_SENTENCE_END
+# either cut, written to start with one character class: the regex engine then skips to the next
+# line break or ".?!" at C speed instead of trying both branches at every character
+_SEGMENT_CUT_RE = re.compile(rf"[\n.?!](?:(?<=\n){_AFTER_LINE_BREAK}|(?<=[.?!]){_AFTER_SENTENCE_END})")
 _CUT_LOOKAHEAD = 16  # characters past a sentence cut its lookahead may read (at most 9: "\\approx" + 1)
 _LINE_CUT_RE = re.compile(_LINE_CUT)
 _SENTENCE_CUT_RE = re.compile(_SENTENCE_CUT)
@@ -298,7 +302,7 @@ class SegmentPlan:
         present: dict[tuple, tuple] = {}  # group -> its alternatives that can occur in this text
         counted: dict[tuple, int] = {}  # group -> occurrence bound (a problem's forms share groups)
         occurs: dict[tuple, bool] = {}
-        known = _Segments(text)
+        known = self.known = _Segments(text)  # shared by every stream (and the chain follower)
         self._streams = []  # (segments of one group of forms, its form indices)
         for all_groups, form_ids, has_word in _anchor_plan(tuple(forms)):
             if has_word and lowered is None:
@@ -724,7 +728,7 @@ def match_text(text: str, nodes: list[Node], deadline: Deadline, symbolic=None, 
                 return
 
     scan(None, set(open_nodes))
-    follow_chains(text, nodes, flat, open_nodes, indexes, results, deadline)
+    follow_chains(text, nodes, flat, open_nodes, indexes, results, deadline, planner.known)
     if before_symbolic is not None:
         before_symbolic()
     if symbolic is not None:
@@ -733,16 +737,17 @@ def match_text(text: str, nodes: list[Node], deadline: Deadline, symbolic=None, 
 
 
 def follow_chains(text: str, nodes: list[Node], flat, open_nodes: set, indexes: dict, results: list,
-                  deadline: Deadline) -> None:
+                  deadline: Deadline, known: _Segments | None = None) -> None:
     """The chain-following step (:mod:`consensus_metrics.chaining`) for the equation nodes the
-    token rules left open; it shares their segment indexes. Settles nodes in place."""
+    token rules left open; it shares their segment indexes (and ``known``, the segments they
+    delimited). Settles nodes in place."""
     todo: dict[int, list[str]] = {}
     for n, form in flat:
         if n in open_nodes and nodes[n].kind in ("equation", "expression"):
             todo.setdefault(n, []).append(form)
     if not todo:
         return
-    known = _Segments(text)
+    known = _Segments(text) if known is None else known
     lowered: list[str] = []
 
     def segments_with(groups) -> dict[int, int]:
