@@ -94,3 +94,50 @@ def test_exact_values_with_square_roots_agree(a, b):
                                   "\\sqrt{1 + \\sqrt{2}}", "((((", "2^{2^{2^{2^{2}}}}"])
 def test_no_value_is_ever_guessed(form):
     assert surd_value(*tokenize_form(form)) is None
+
+
+def _follower(text, calls):
+    """A ChainFollower over ``text`` wired as ``matching.follow_chains`` wires it; ``calls`` counts
+    the anchor searches it makes."""
+    from consensus_metrics import matching
+    from consensus_metrics.budget import NO_DEADLINE
+    from consensus_metrics.chaining import ChainFollower
+
+    known, indexes = matching._Segments(text), {}
+
+    def segments_with(groups):
+        calls.append(groups)
+        return matching._anchor_segments(text, None, groups, known, NO_DEADLINE) or {}
+
+    def index_of(start, end, allow_new):
+        if start not in indexes and allow_new and end is not None:
+            indexes[start] = matching.segment_index(text[start:end], NO_DEADLINE)
+        return indexes.get(start)
+
+    return ChainFollower(segments_with, index_of, NO_DEADLINE)
+
+
+def test_a_repeated_search_is_remembered_and_charged_as_a_fresh_one():
+    text = "So 3 + 4 = 7. Then 7 = 2 + 5. Also 7 = 7 \\cdot 1. And 10 - 3 = 7."
+    calls = []
+    follower = _follower(text, calls)
+    seven = surd_value(*tokenize_form("7"))
+    first = follower._value_occurrences(seven)
+    charged = follower.tokenised
+    # every side worth 7 (3 + 4, 7, 2 + 5, 7 \cdot 1, 10 - 3, ...), four sentences visited
+    assert len(first) == 8 and charged == 4 and len(calls) == 1
+    assert follower._value_occurrences(seven) == first  # from memory: no second anchor search ...
+    assert len(calls) == 1 and follower.tokenised == 2 * charged  # ... but the segment budget pays again
+
+
+def test_a_search_cut_short_by_the_segment_budget_is_not_remembered(monkeypatch):
+    from consensus_metrics import chaining
+
+    monkeypatch.setattr(chaining, "MAX_SEGMENTS", 2)
+    text = "So 3 + 4 = 7. Then 7 = 2 + 5. Also 7 = 7 \\cdot 1. And 10 - 3 = 7."
+    calls = []
+    follower = _follower(text, calls)
+    seven = surd_value(*tokenize_form("7"))
+    assert len(follower._value_occurrences(seven)) == 4  # the budget stops it after two sentences
+    follower._value_occurrences(seven)
+    assert len(calls) == 2  # searched again: a partial answer is never reused
