@@ -32,6 +32,7 @@ so the step costs little on texts that never mention the node.
 from __future__ import annotations
 
 from collections import Counter
+from functools import lru_cache
 from fractions import Fraction
 from typing import NamedTuple
 
@@ -121,7 +122,7 @@ class ChainFollower:
 
     def _find_sides(self, keys: tuple, kinds: tuple) -> list[tuple[_Run, int]]:
         out = []
-        for start, index in self._indexes((*token_anchors(keys, kinds), _EQUALITY_ANCHORS)):
+        for start, index in self._indexes((*_anchors_of(keys, kinds), _EQUALITY_ANCHORS)):
             for c, s in index.side_candidates(keys, kinds, commutative=True):
                 run = self._run_of(index, c, s)
                 if run:
@@ -138,7 +139,7 @@ class ChainFollower:
     def _find_value(self, value: tuple, number) -> list[tuple[_Run, int]]:
         keys = ("#" + str(abs(number.numerator)),)
         out = []
-        for start, index in self._indexes((*token_anchors(keys, (NUM,)), _EQUALITY_ANCHORS)):
+        for start, index in self._indexes((*_anchors_of(keys, (NUM,)), _EQUALITY_ANCHORS)):
             for c, s in self._values_of(start, index).get(value, ()):
                 run = self._run_of(index, c, s)
                 if run:
@@ -201,7 +202,7 @@ class ChainFollower:
             return None
         targets = [(SEP.join(k), kd) for k, kd in self._variants(*right)]
         # a number is reached where the text writes it; an expression only as itself
-        target_values = {surd_value(*right)} if _plain_number(*right) else set()
+        target_values = {_node_value(*right)} if _plain_number(*right) else set()
         best = None
         seen_runs: set = set()
         for run, s in starts:
@@ -217,8 +218,10 @@ class ChainFollower:
         steps: a side of value ``v`` whose numbers -- each number that is not one of ``E``'s
         replaced by the numbers of a side computing it (at most :data:`MAX_STEPS` deep) -- are
         exactly ``E``'s numbers (``16 - 3 = 13`` then ``13 - 4 = 9`` reaches ``16 - 3 - 4 = 9``)."""
-        value = surd_value(*right)
-        if not _plain_number(*right) or rational(value) is None or surd_value(*left) != value:
+        if not _plain_number(*right):
+            return None
+        value = _node_value(*right)
+        if rational(value) is None or _node_value(*left) != value:
             return None
         want = _leaves(*left)
         if sum(want.values()) < 2:
@@ -343,6 +346,20 @@ class ChainFollower:
             if len(target_kinds) > 2 and index.comm_key(c, s) == _target_comm(target_key, target_kinds):
                 return True
         return False
+
+
+@lru_cache(maxsize=65536)
+def _anchors_of(keys: tuple, kinds: tuple) -> tuple:
+    """:func:`~consensus_metrics.anchors.token_anchors`, remembered (the same sides and numbers are
+    looked for in every completion of a problem)."""
+    return token_anchors(keys, kinds)
+
+
+@lru_cache(maxsize=65536)
+def _node_value(keys: tuple, kinds: tuple):
+    """:func:`~consensus_metrics.surds.surd_value` of a side of a node form, remembered with the
+    problem's prepared forms (not with the text caches, which a new text may clear)."""
+    return surd_value(keys, kinds)
 
 
 def _plain_number(keys, kinds) -> bool:
