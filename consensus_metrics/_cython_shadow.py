@@ -28,7 +28,7 @@ every name the sources use is here.
 compiled = False
 
 #: C types, named in declarations only.
-bint = int = Py_ssize_t = object
+bint = int = Py_ssize_t = Py_UCS4 = object
 
 
 def _identity(function):

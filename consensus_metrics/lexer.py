@@ -30,6 +30,11 @@ List markers that open a line are layout and are removed (:func:`lex` with ``mar
 
 from __future__ import annotations
 
+try:
+    import cython
+except ImportError:  # Cython is needed to compile, not to run: its declarations are then no-ops
+    from . import _cython_shadow as cython
+
 import re
 from typing import NamedTuple
 
@@ -45,24 +50,57 @@ GLUED, SPACE, LINE_BREAK = 0, 1, 2
 # One lexeme per match: leading whitespace (group 1) is folded into the lexeme that follows.
 # Possessive quantifiers (``++``, ``*+``, ``{2,}+``; Python 3.11) never give back what they
 # matched: wherever giving back could not lead to a match anyway, they only spare the engine
-# the retries (a word is scanned once, not once per shorter prefix).
-_LEXEME_RE = re.compile(
-    r"""
-    (\s*+)
-    (?:
-     (?P<tag></?[A-Za-z]{2,}+[A-Za-z0-9_]*+>)
-    |(?P<cmd>\\[A-Za-z]++)
-    |(?P<esc>\\.)
-    |(?P<compound>\d++(?:st|nd|rd|th)(?![A-Za-z])|\d++(?:\.\d++)?+-[A-Za-z]{3,}+(?:-[A-Za-z]++)*+|[A-Za-z]{2,}+(?:-[A-Za-z]{2,}+)++|[A-Za-z]-[A-Za-z]{3,}+(?:-[A-Za-z]++)*+)
-    |(?P<num>\d{1,3}(?:(?:,|\{,\}|\\,)\d{3})+(?:\.\d+)?(?![\d])|\d++(?:\.\d++)?+|\.\d++)
-    |(?P<word>[A-Za-z]{4,}+(?:[ ](?!(?:sqrt|sinh|cosh|tanh|arc[a-z]+)(?![a-z]))[a-z]{4,}+(?![\w\\{(^_$]|-[A-Za-z]))+|[A-Za-z]++)
-    |(?P<sup>[⁰¹²³⁴⁵⁶⁷⁸⁹]++)
-    |(?P<op>\*\*|\.\.\.|==|:=|<=|>=|!=|[-+*/^_=<>!(){}\[\]|,;:.%$&?'])
-    |(?P<other>\S)
-    )
-    """,
-    re.VERBOSE | re.DOTALL,
-)
+# the retries (a word is scanned once, not once per shorter prefix). The group of each kind, in
+# the order the engine tries them:
+_KIND_PATTERNS = {
+    "tag": r"</?[A-Za-z]{2,}+[A-Za-z0-9_]*+>",
+    "cmd": r"\\[A-Za-z]++",
+    "esc": r"\\.",
+    "compound": r"\d++(?:st|nd|rd|th)(?![A-Za-z])|\d++(?:\.\d++)?+-[A-Za-z]{3,}+(?:-[A-Za-z]++)*+"
+                r"|[A-Za-z]{2,}+(?:-[A-Za-z]{2,}+)++|[A-Za-z]-[A-Za-z]{3,}+(?:-[A-Za-z]++)*+",
+    "num": r"\d{1,3}(?:(?:,|\{,\}|\\,)\d{3})+(?:\.\d+)?(?![\d])|\d++(?:\.\d++)?+|\.\d++",
+    "word": r"[A-Za-z]{4,}+(?:[ ](?!(?:sqrt|sinh|cosh|tanh|arc[a-z]+)(?![a-z]))[a-z]{4,}+(?![\w\\{(^_$]|-[A-Za-z]))+"
+            r"|[A-Za-z]++",
+    "sup": r"[⁰¹²³⁴⁵⁶⁷⁸⁹]++",
+    "op": r"\*\*|\.\.\.|==|:=|<=|>=|!=|[-+*/^_=<>!(){}\[\]|,;:.%$&?']",
+    "other": r"\S",
+}
+
+
+def _lexeme_regex(kinds=tuple(_KIND_PATTERNS)) -> re.Pattern:
+    """The lexeme regex; a kind not in ``kinds`` keeps its group (the group numbers, and so the
+    lexeme kinds, stay the same) but cannot match."""
+    body = "|".join(f"(?P<{kind}>{pattern if kind in kinds else '(?!)'})" for kind, pattern in _KIND_PATTERNS.items())
+    return re.compile(rf"(\s*+)(?:{body})", re.DOTALL)
+
+
+_LEXEME_RE = _lexeme_regex()
+
+
+def _by_first_character() -> list:
+    """For each ASCII character, the lexeme regex without the kinds that cannot start with it
+    (a group the engine would try in vain costs as much as a match: a word is read as a
+    compound first). Any other character gets the whole regex."""
+    table = []
+    for code in range(128):
+        char = chr(code)
+        if "a" <= char.lower() <= "z":
+            kinds = ("compound", "word", "other")
+        elif "0" <= char <= "9":
+            kinds = ("compound", "num", "other")
+        elif char == "<":
+            kinds = ("tag", "op", "other")
+        elif char == "\\":
+            kinds = ("cmd", "esc", "other")
+        elif char == ".":
+            kinds = ("num", "op", "other")
+        else:
+            kinds = ("op", "other")
+        table.append(_lexeme_regex(kinds))
+    return table
+
+
+_BY_FIRST_CHARACTER = _by_first_character()
 
 
 class Lexeme(NamedTuple):
@@ -133,16 +171,51 @@ class Lexemes:
         self.gap[j] = GLUED
 
 
+@cython.locals(text=str, n=cython.Py_ssize_t, pos=cython.Py_ssize_t, prev_end=cython.Py_ssize_t,
+               start=cython.Py_ssize_t, end=cython.Py_ssize_t, code=cython.Py_ssize_t, kind=cython.Py_ssize_t,
+               char=cython.Py_UCS4)
 def lex(text: str, deadline: Deadline = NO_DEADLINE, markdown: bool = True) -> Lexemes:
     """The lexemes of ``text``; with ``markdown``, without the list markers that open a line
     (:func:`drop_list_markers`). Raises :class:`~consensus_metrics.budget.BudgetExceeded` past
-    the deadline (checked every 4,096 lexemes)."""
+    the deadline (checked every 4,096 lexemes).
+
+    Each lexeme is read by the regex of its first character (:data:`_BY_FIRST_CHARACTER`):
+    the same lexemes as ``_LEXEME_RE.finditer(text)``, whose matches are contiguous."""
     kinds, texts, starts, ends, gaps = [], [], [], [], []
     line_starts = [0]
-    prev_end = 0  # the matches are contiguous: each starts where the previous one ended
-    for m in _LEXEME_RE.finditer(text):
-        kind = m.lastindex
-        start, end = m.span(kind)
+    n = len(text)
+    prev_end = 0
+    table = _BY_FIRST_CHARACTER
+    while True:
+        pos = prev_end
+        while pos < n and text[pos].isspace():
+            pos += 1
+        if pos >= n:
+            break
+        # the commonest lexemes are read here, where the regex would read the same: a symbol no
+        # longer lexeme starts with, a digit run not followed by what makes it a compound or a
+        # longer numeral, a letter run not followed by what makes it a compound or a run of words
+        char = text[pos]
+        start = pos
+        end = pos + 1
+        kind = 0
+        if char in "(){}[]|,;%$&?'+-/^_":
+            kind = SYMBOL
+        elif "0" <= char <= "9":
+            while end < n and "0" <= text[end] <= "9":
+                end += 1
+            if end == n or ord(text[end]) < 128 and text[end] not in ",{\\.-" and not text[end].isalpha():
+                kind = NUMERAL
+        elif "a" <= char <= "z" or "A" <= char <= "Z":
+            while end < n and ("a" <= text[end] <= "z" or "A" <= text[end] <= "Z"):
+                end += 1
+            if end == n or text[end] != "-" and not (text[end] == " " and end - pos >= 4):
+                kind = LETTERS
+        if not kind:
+            code = ord(text[pos])
+            m = (table[code] if code < 128 else _LEXEME_RE).match(text, pos)
+            kind = m.lastindex
+            start, end = m.span(kind)
         if start == prev_end:
             gap = GLUED
         elif text.find("\n", prev_end, start) >= 0:
