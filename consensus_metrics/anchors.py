@@ -281,25 +281,6 @@ def _selectivity(group: tuple[str, ...]) -> int:
     return min(len(a.lstrip("#")) + 2 * any(ch.isdigit() for ch in a) + 3 * (not a.isascii()) for a in group)
 
 
-@cython.ccall
-@cython.returns(cython.Py_ssize_t)
-@cython.locals(text=str, total=cython.Py_ssize_t)
-def occurrence_bound(text: str, alts, lowered: str | None = None) -> int:
-    """An upper bound on the occurrences of an anchor group in ``text``, from C-level substring
-    counts (a numeral anchor counts its digits wherever they stand); 0 means the group is absent.
-    ``lowered`` (``text.lower()``) is needed for word anchors."""
-    total = 0
-    for alt in alts:
-        if alt[0] == "~":
-            total += lowered.count(alt[1:])
-        elif alt == VULGAR_ANCHOR:
-            for ch in _VULGAR:
-                total += text.count(ch)
-        else:
-            total += text.count(alt[1:] if alt[0] == "#" else alt)
-    return total
-
-
 _ASCII_BYTES = bytes(range(128))
 _LAST_VIEW: tuple = (None, b"", frozenset())
 

@@ -41,7 +41,7 @@ from heapq import heappop, heappush
 from typing import NamedTuple
 
 from . import sandbox
-from .anchors import (find_anchor, form_anchors, non_ascii_chars, occurrence_bound, present_alternatives,
+from .anchors import (find_anchor, form_anchors, non_ascii_chars, present_alternatives,
                       text_may_contain)
 from .budget import NO_DEADLINE, BudgetExceeded, Deadline
 from .chaining import ChainFollower
@@ -243,32 +243,22 @@ def _has_digit(group: tuple) -> bool:
     return any(ch.isdigit() for alt in group for ch in alt)
 
 
-def _choose_first(text: str, lowered: str | None, keys: list, groups: list, counted: dict, occurs: dict) -> bool:
-    """Put first the group of ``groups`` (a form's present anchor groups, ``keys`` their cache
-    keys) whose occurrences are the segments to look in: the rarest numeral group in this text
-    (occurrence counts at C speed; a single one needs no count), or the rarest group when there
-    is none; the others need only occur. False when one does not occur at all (the form cannot
-    occur). A form of one group needs none of this: its segment stream finds whether it occurs."""
-    numeric = [k for k, group in enumerate(groups) if _has_digit(group)] or range(len(groups))
-    best = numeric[0] if len(numeric) == 1 else -1  # nothing to choose: its stream finds whether it occurs
-    best_count = -1
-    for k in numeric if best < 0 else ():
-        count = counted.get(keys[k])
-        if count is None:
-            count = counted[keys[k]] = occurrence_bound(text, groups[k], lowered)
-        if not count:
-            return False
-        if best < 0 or count < best_count:
-            best, best_count = k, count
+def _choose_first(text: str, lowered: str | None, keys: list, groups: list, occurs: dict) -> bool:
+    """Put first the group of ``groups`` (a form's present anchor groups, most selective first,
+    ``keys`` their cache keys) whose occurrences are the segments to look in: the most selective
+    numeral group (a numeral is rarer than a letter or a sign, a longer one rarer still), or the
+    most selective group when there is none. False when one group does not occur at all (the
+    form cannot occur): each group's first occurrence is searched at C speed, once per text.
+    Which group goes first changes only the work, never the segments found (all must occur)."""
     for k, group in enumerate(groups):
-        if k not in numeric:
-            seen = occurs.get(keys[k])
-            if seen is None:
-                seen = occurs[keys[k]] = any(
-                    find_anchor(lowered if alt[0] == "~" and lowered is not None else text,
-                                alt[1:] if alt[0] == "~" else alt) >= 0 for alt in group)
-            if not seen:
-                return False
+        seen = occurs.get(keys[k])
+        if seen is None:
+            seen = occurs[keys[k]] = any(
+                find_anchor(lowered if alt[0] == "~" and lowered is not None else text,
+                            alt[1:] if alt[0] == "~" else alt) >= 0 for alt in group)
+        if not seen:
+            return False
+    best = next((k for k, group in enumerate(groups) if _has_digit(group)), 0)
     if best:
         groups.insert(0, groups.pop(best))
     return True
@@ -300,7 +290,6 @@ class SegmentPlan:
         lowered = None
         others = non_ascii_chars(text)
         present: dict[tuple, tuple] = {}  # group -> its alternatives that can occur in this text
-        counted: dict[tuple, int] = {}  # group -> occurrence bound (a problem's forms share groups)
         occurs: dict[tuple, bool] = {}
         known = self.known = _Segments(text)  # shared by every stream (and the chain follower)
         self._streams = []  # (segments of one group of forms, its form indices)
@@ -316,7 +305,7 @@ class SegmentPlan:
                     break
                 groups.append(here)
             else:
-                if len(groups) > 1 and not _choose_first(text, lowered, all_groups, groups, counted, occurs):
+                if len(groups) > 1 and not _choose_first(text, lowered, all_groups, groups, occurs):
                     continue
                 self._streams.append((_form_segments(text, lowered, tuple(groups), known, deadline), form_ids))
         self._heap: list[tuple[int, int, int]] | None = None  # (start, end, stream) of each stream's next segment
