@@ -114,18 +114,28 @@ def segment_around(text: str, at: int, lo: int = 0) -> tuple[int, int]:
     upto, stop = at, at + 1  # look for the last line break before upto, sentence ends before stop
     while True:
         line = max(text.rfind("\n", lo, upto), lo - 1)
-        start = -1
-        # cuts ending before stop; the search runs a little past it, where a cut's lookahead
-        # ("not followed by math") may look
-        for cut in _SENTENCE_CUT_RE.finditer(text, line + 1, stop + _CUT_LOOKAHEAD):
-            if cut.end() >= stop:
-                break
-            start = cut.end()
+        start = _last_sentence_cut(text, line + 1, stop)
         if start >= 0:
             return start, end
         if line < lo or _LINE_CUT_RE.match(text, line):
             return line + 1, end
         upto = stop = line  # this line break continues a chain ("&= 9"): look on the line before
+
+
+@cython.locals(lo=cython.Py_ssize_t, stop=cython.Py_ssize_t, p=cython.Py_ssize_t)
+def _last_sentence_cut(text: str, lo: int, stop: int) -> int:
+    """End of the last sentence cut (``_SENTENCE_CUT_RE``) that starts at or after ``lo`` and ends
+    before ``stop``, or -1: the sentence ends are tried from ``stop`` backwards (cuts never
+    overlap: one is a ``.?!`` and the blanks after it), the nearest first. The regex may read a
+    little past ``stop``, where a cut's lookahead ("not followed by math") looks."""
+    p = stop
+    while True:
+        p = max(text.rfind(".", lo, p), text.rfind("?", lo, p), text.rfind("!", lo, p))
+        if p < 0:
+            return -1
+        cut = _SENTENCE_CUT_RE.match(text, p, stop + _CUT_LOOKAHEAD)
+        if cut is not None and cut.end() < stop:
+            return cut.end()
 
 
 class _Segments:
