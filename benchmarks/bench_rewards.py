@@ -16,8 +16,8 @@ Sections (each can be skipped):
    workers -- the node reward's overhead in wall time, in this run.
 2. **Where the time goes** (:mod:`reward_stages`): the same batch, stage by stage (guard,
    matching, pasting rule, math-verify), math-verify timed alternately with the node stages on
-   the same completion; the *node path* (guard + matching + pasting rule) over math-verify is
-   the node reward's cost ratio. Then the reward's own code path end to end (scoring process +
+   the same completion, each stage's best of ``--profile-repeats`` passes (as in 3); the *node
+   path* (guard + matching + pasting rule) over math-verify is the node reward's cost ratio. Then the reward's own code path end to end (scoring process +
    sandbox CPU).
 3. **Long completions.** Real long-CoT traces (the staged Sky-T1 runs on AIME 2024 in
    ``--raw``), each cut to ``--long`` token lengths (default 4k, 16k, 32k: the same traces at
@@ -313,6 +313,8 @@ def main(argv=None) -> int:
                              "and the guard reads the shipped references and the fixture only")
     parser.add_argument("--long", default="4096,16384,32768", help="token lengths of the long-trace settings")
     parser.add_argument("--long-n", type=int, default=48, help="long traces per setting")
+    parser.add_argument("--profile-repeats", type=int, default=3,
+                        help="passes over the batch in 'where the time goes' (each stage's best)")
     parser.add_argument("--long-repeats", type=int, default=3, help="passes per long setting (each stage's best)")
     parser.add_argument("--skip-throughput", action="store_true")
     parser.add_argument("--skip-profile", action="store_true")
@@ -351,7 +353,8 @@ def main(argv=None) -> int:
         if not args.skip_throughput:
             throughput(args, completions, answers, nodes)
         if not args.skip_profile:
-            ratio, _ = profile(list(zip(texts, nodes, answers)), f"where the time goes, batch of ~{args.tokens} tokens")
+            ratio, _ = profile(list(zip(texts, nodes, answers)), f"where the time goes, batch of ~{args.tokens} tokens",
+                               args.profile_repeats)
             print(f"node path / math-verify: {ratio:.3f} (target <= 0.35)")
             cpu = reward_stages.reward_cpu(list(zip(texts, nodes, answers)))
             if cpu:
