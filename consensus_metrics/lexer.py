@@ -2,7 +2,8 @@ r"""The lexer: math text (LaTeX, Unicode or plain) cut into raw lexemes, the fir
 :mod:`consensus_metrics.normalize` (the token rules, :mod:`consensus_metrics.token_rules`, read
 them into canonical tokens).
 
-One regular expression reads the text left to right; each lexeme has
+One regular expression, :data:`_LEXEME_RE`, defines the lexemes; :func:`lex` reads the text left to
+right with it (the commonest lexemes by a character test that gives the same), and each lexeme has
 
 * a ``kind`` -- :data:`TAG` (``<think>``), :data:`COMMAND` (``\frac``), :data:`ESCAPE` (``\,``,
   ``\{``), :data:`COMPOUND` (``2nd``, ``4-pack``, ``x-axis``: prose, not arithmetic),
