@@ -1,7 +1,7 @@
 """Speed of the ConsensusPR rewards on batches like real RL steps, where the time goes, and what
 the reward-hacking guard costs honest text.
 
-    python benchmarks/bench_rewards.py --raw RAW            # everything (about 10 minutes here)
+    python benchmarks/bench_rewards.py --raw RAW            # everything (about 13 minutes here)
     python benchmarks/bench_rewards.py --n 1024 --tokens 4096 --workers 0,2 --modes outcome/mv-only,linear
     python benchmarks/bench_rewards.py --raw RAW --skip-throughput --skip-long   # the guard's counts only
 
