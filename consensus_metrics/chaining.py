@@ -32,8 +32,8 @@ so the step costs little on texts that never mention the node.
 from __future__ import annotations
 
 from collections import Counter
-from functools import lru_cache
 from fractions import Fraction
+from functools import lru_cache
 from typing import NamedTuple
 
 from .anchors import token_anchors
