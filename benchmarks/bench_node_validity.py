@@ -1,28 +1,28 @@
-"""Node validity on solutions the nodes were NOT built from; prints the figures, and with
-``--card`` writes them into the data card (lm_eval_tasks/consensusbench/data/README.md).
+"""Node validity on solutions the nodes were NOT built from, for the shipped rule and a grid of
+consensus rules; prints the figures, and with ``--card`` writes them into the data card.
 
-    python benchmarks/bench_node_validity.py --raw RAW [--only math500 aime24 gsm8k aime25]      # RAW: node_builder/README.md
-        [--limit N] [--out validity.json] [--card lm_eval_tasks/consensusbench/data/README.md]
-    python benchmarks/bench_node_validity.py --from-json validity.json --card lm_eval_tasks/consensusbench/data/README.md
+    python benchmarks/bench_node_validity.py --raw RAW [--only math500 gsm8k aime24 aime25]   # RAW: node_builder/README.md
+        [--grid] [--limit N] [--out validity.json] [--card lm_eval_tasks/consensusbench/data/README.md]
+    python benchmarks/bench_node_validity.py --from-json validity.json [--card ...]
 
-Every setting builds nodes with the shipped pipeline and settings (``node_builder.pipeline
-.build_records``: consensus, refine, build-wide finalize) and scores held-out solutions with the
-benchmark's own metric (``consensus_metrics``: acc by math-verify, NCR by ``match_nodes``).
+Every setting builds nodes with the shipped pipeline (``node_builder``: evidence, consensus,
+build-wide finalize) and scores held-out solutions with the benchmark's own metric
+(``consensus_metrics``: acc by math-verify, NCR by ``match_nodes`` with its context rule).
 
-* ``math500`` / ``aime24`` — **leave one model out** on the staged evaluation runs: for each
-  model M, the nodes of every problem are built from the reference solutions and the runs of all
-  other models (M's runs are not used at all, not even as background), then M's solutions are
-  scored. Reported: mean NCR of M's correct solutions, mean NCR of its wrong ones, and the AUC
-  with which NCR separates them (pooled over all models, and per model).
-* ``gsm8k`` — no model runs are staged: nodes from the reference solution alone; correct = the
-  "socratic" rewording of it (nearly the same text, an upper bound), wrong = an arithmetic slip
-  propagated to the answer (:func:`node_builder.perturb.gsm8k_slip`).
-* ``aime25`` — one voice (maintainer-written solutions): leave one solution out where a problem
+* ``math500`` / ``gsm8k`` / ``aime24`` -- **leave one model out** (LOMO) on the staged runs: for
+  each model voice M, every problem's nodes are built from the reference solutions and the runs
+  of all other voices (M's solutions neither mine, vote nor serve as background), then M's
+  solutions are scored. Reported: coverage (problems with nodes), mean NCR of M's correct and
+  wrong solutions, and the AUC with which NCR separates them (pooled over all voices).
+* ``aime25`` -- one voice (maintainer-written solutions): leave one solution out where a problem
   has two; wrong = the held-out solution derailed after a random middle point
   (:func:`node_builder.perturb.substitute_slip`).
-* **unrelated** (every setting) — precision: the correct held-out solution of *another* problem
-  scored against a problem's nodes (3 per problem, seeded); mean NCR and the share with any
-  credit. A node found in unrelated text is no evidence of solving this problem.
+* **unrelated** (every setting) -- precision: correct held-out solutions of *other* problems
+  scored against a problem's nodes (3 per problem, seeded); mean NCR and the share with credit.
+
+``--grid`` repeats LOMO for every rule of :data:`GRID` (share of voices x minimum number of
+voices) from one evidence pass per problem (:func:`node_builder.evidence.gather`; the rules only
+select, :func:`node_builder.consensus.select`) and prints the curve the data card shows.
 
 AUC = probability that a correct held-out solution has a higher NCR than a wrong one (ties 1/2).
 """
@@ -45,26 +45,41 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from consensus_metrics import match_nodes, relation_chains  # noqa: E402
-from node_builder.shipped import AIME25_SOLUTIONS, SHIPPED  # noqa: E402
+from node_builder.consensus import ConsensusRule, select  # noqa: E402
+from node_builder.evidence import gather  # noqa: E402
 from node_builder.filter import filter_problem  # noqa: E402
+from node_builder.finalize import Background, finalize_records  # noqa: E402
 from node_builder.importers import load_sources  # noqa: E402
-from node_builder.importers.gsm8k import split_final, strip_socratic_prefixes  # noqa: E402
-from node_builder.importers.jsonl_lines import read_jsonl  # noqa: E402
-from node_builder.importers.text_cleanup import strip_calculator_annotations  # noqa: E402
-from node_builder.perturb import gsm8k_slip, substitute_slip  # noqa: E402
-from node_builder.pipeline import BuildConfig, build_records, without_voice  # noqa: E402
+from node_builder.perturb import substitute_slip  # noqa: E402
+from node_builder.pipeline import BuildConfig, build_records, record_of, without_voice  # noqa: E402
+from node_builder.shipped import shipped_sources  # noqa: E402
 from node_builder.stats import write_section  # noqa: E402
 
 CARD_START = "<!-- validity:start (written by benchmarks/bench_node_validity.py --card) -->"
 CARD_END = "<!-- validity:end -->"
 UNRELATED_PER_PROBLEM = 3
+LOMO_SETS = ("math500", "gsm8k", "aime24")
+#: The rules ``--grid`` compares: (share of voices, minimum number of voices).
+GRID = tuple(ConsensusRule(min_share=s, min_voices=v) for s in (0.3, 0.4, 0.5, 0.6, 0.7) for v in (2, 3))
 
 
-def ncr(text: str, nodes: list[dict]) -> float | None:
-    if not nodes:
-        return None
-    matches = match_nodes(text, nodes, budget_s=10.0)
-    return sum(m.covered for m in matches) / len(matches)
+def _key(node: dict) -> tuple:
+    return (node["kind"], node["value"], *node["forms"])
+
+
+def credited(covered_keys: set, nodes: list[dict]) -> int:
+    """Covered nodes of a list under the context rule (docs/SPEC.md §3 rule 5), given which of
+    them the text covers on their own (``covered_keys``)."""
+    hit = [n for n in nodes if _key(n) in covered_keys]
+    standalone = sum(1 for n in hit if n["standalone"])
+    common = len(hit) - standalone
+    return standalone + (common if (standalone or common >= 2) else 0)
+
+
+def coverage_keys(text: str, nodes: list[dict]) -> set:
+    """Keys of ``nodes`` that ``text`` covers on its own (every node standalone)."""
+    probes = [{**n, "id": f"u{i}", "standalone": True} for i, n in enumerate(nodes)]
+    return {_key(nodes[int(m.node_id[1:])]) for m in match_nodes(text, probes, budget_s=10.0) if m.covered}
 
 
 def _auc(pairs: list[tuple[float, int]]) -> float | None:
@@ -84,80 +99,101 @@ def summary(pairs: list[tuple[float, int]], unrelated: list[float], **extra) -> 
             "n_unrelated": len(unrelated), **extra}
 
 
-def unrelated_scores(records: dict[str, dict], solutions: list[tuple[str, str]], rng: random.Random) -> list[float]:
-    """NCR of correct solutions of *other* problems against each problem's nodes."""
-    out = []
-    for pid, record in records.items():
-        others = [text for other, text in solutions if other != pid]
-        if record["nodes"] and others:
+# ------------------------------------------------------------------ evidence, once per problem
+def load_evidence(benchmark: str, raw: Path, limit: int | None) -> tuple[list, list]:
+    problems = load_sources(shipped_sources(benchmark, raw), benchmark).problems
+    problems = problems[:limit] if limit else problems
+    for problem in tqdm(problems, desc=f"{benchmark}: acc", file=sys.stderr):
+        filter_problem(problem)
+    evidences = [gather(p) for p in tqdm(problems, desc=f"{benchmark}: evidence", file=sys.stderr)]
+    return problems, evidences
+
+
+def build_under(evidences, problems, rules, exclude: str | None, config: BuildConfig) -> dict:
+    """``{rule: records}`` for every rule, finalized against one background measured on the union
+    of their nodes (the background leaves ``exclude``'s solutions out)."""
+    by_rule = {rule: [record_of(ev, select(ev, rule, exclude_voice=exclude), config) for ev in evidences]
+               for rule in rules}
+    union = []
+    for i, ev in enumerate(evidences):
+        seen, nodes = set(), []
+        for rule in rules:
+            for node in by_rule[rule][i]["nodes"]:
+                if _key(node) not in seen:
+                    seen.add(_key(node))
+                    nodes.append(node)
+        union.append({"id": ev.problem.id, "nodes": nodes})
+    kept = without_voice(problems, exclude) if exclude else problems
+    background = Background(union, kept)
+    for rule in rules:
+        finalize_records(by_rule[rule], kept, config.common_share, config.refine.max_nodes, background=background)
+    return by_rule
+
+
+def leave_one_model_out(benchmark: str, problems, evidences, rules, seed: int) -> dict:
+    """LOMO figures for every rule (see the module doc)."""
+    config = BuildConfig()
+    voices = sorted({t.voice for p in problems for t in p.trajectories} - {"reference"})
+    rng = random.Random(seed)
+    pairs = {rule: [] for rule in rules}
+    unrelated = {rule: [] for rule in rules}
+    per_voice = {rule: {} for rule in rules}
+    for voice in tqdm(voices, desc=f"{benchmark}: leave one model out", file=sys.stderr):
+        by_rule = build_under(evidences, problems, rules, voice, config)
+        by_id = {rule: {r["id"]: r for r in by_rule[rule]} for rule in rules}
+        union = {}
+        for rule in rules:
+            for record in by_rule[rule]:
+                for node in record["nodes"]:
+                    union.setdefault(record["id"], {}).setdefault(_key(node), node)
+        theirs = [(p.id, t) for p in problems for t in p.trajectories if t.voice == voice]
+        solutions = [(pid, t.text) for pid, t in theirs if t.correct]
+        mine = {rule: [] for rule in rules}
+        for pid, t in theirs:
+            nodes = list(union.get(pid, {}).values())
+            keys = coverage_keys(t.text, nodes) if nodes else set()
+            for rule in rules:
+                record = by_id[rule][pid]
+                if record["nodes"]:
+                    mine[rule].append((credited(keys, record["nodes"]) / len(record["nodes"]), int(bool(t.correct))))
+        others_scores = {rule: [] for rule in rules}
+        for pid, nodes_by_key in union.items():
+            others = [text for other, text in solutions if other != pid]
             for text in rng.sample(others, min(UNRELATED_PER_PROBLEM, len(others))):
-                out.append(ncr(text, record["nodes"]))
+                keys = coverage_keys(text, list(nodes_by_key.values()))
+                for rule in rules:
+                    record = by_id[rule][pid]
+                    if record["nodes"]:
+                        others_scores[rule].append(credited(keys, record["nodes"]) / len(record["nodes"]))
+        for rule in rules:
+            per_voice[rule][voice] = summary(mine[rule], others_scores[rule])
+            pairs[rule] += mine[rule]
+            unrelated[rule] += others_scores[rule]
+    return {rule: summary(pairs[rule], unrelated[rule], voices=len(voices), per_voice=per_voice[rule]) for rule in rules}
+
+
+def coverage_of(records: list[dict], problems) -> dict:
+    """Problems with nodes (overall and per MATH level) and the share of multi-voice nodes."""
+    with_nodes = [r for r in records if r["nodes"]]
+    out = {"problems": len(records), "with_nodes": len(with_nodes),
+           "with_nodes_pct": round(100 * len(with_nodes) / max(len(records), 1), 1),
+           "nodes": sum(len(r["nodes"]) for r in records)}
+    multi = [n for r in records for n in r["nodes"] if not r["provenance"]["single_voice"]
+             and round(n["support"] * len(r["provenance"]["voices"])) >= 2]
+    out["two_voice_nodes_pct"] = round(100 * len(multi) / max(out["nodes"], 1), 1)
+    levels = {}
+    for record in records:
+        if record.get("level") is not None:
+            total, hit = levels.get(record["level"], (0, 0))
+            levels[record["level"]] = (total + 1, hit + bool(record["nodes"]))
+    if levels:
+        out["by_level_pct"] = {str(k): round(100 * h / t, 1) for k, (t, h) in sorted(levels.items())}
     return out
 
 
-# ------------------------------------------------------------------ leave one model out
-def load_filtered(benchmark: str, raw: Path, limit: int | None) -> list:
-    specs = [s.format(raw=raw, solutions=AIME25_SOLUTIONS) for s in SHIPPED[benchmark]]
-    problems = load_sources(specs, benchmark).problems
-    problems = problems[:limit] if limit else problems
-    for problem in tqdm(problems, desc=f"{benchmark}: acc", file=sys.stderr):
-        filter_problem(problem)  # every verdict once; the builds below reuse them
-    return problems
-
-
-def leave_one_model_out(benchmark: str, raw: Path, limit: int | None, seed: int) -> dict:
-    problems = load_filtered(benchmark, raw, limit)
-    models = sorted({t.voice for p in problems for t in p.trajectories} - {"reference"})
-    rng = random.Random(seed)
-    pairs, unrelated, per_model = [], [], {}
-    for model in tqdm(models, desc=f"{benchmark}: models", file=sys.stderr):
-        records = {r["id"]: r for r in build_records(without_voice(problems, model), BuildConfig())}
-        mine = []
-        for problem in problems:
-            for t in problem.trajectories:
-                if t.voice == model:
-                    score = ncr(t.text, records[problem.id]["nodes"])
-                    if score is not None:
-                        mine.append((score, int(bool(t.correct))))
-        solutions = [(p.id, t.text) for p in problems for t in p.trajectories if t.voice == model and t.correct]
-        theirs = unrelated_scores(records, solutions, rng)
-        per_model[model] = summary(mine, theirs)
-        pairs += mine
-        unrelated += theirs
-    with_nodes = sum(1 for p in problems if p.correct_trajectories())
-    return summary(pairs, unrelated, problems=len(problems), models=len(models), per_model=per_model,
-                   problems_with_a_correct_solution=with_nodes)
-
-
-# ------------------------------------------------------------------ single-voice sets
-def gsm8k_setting(raw: Path, limit: int | None, seed: int) -> dict:
-    problems = load_sources([f"gsm8k:{raw}/gsm8k/test.jsonl"], "gsm8k").problems
-    problems = problems[:limit] if limit else problems
-    records = {r["id"]: r for r in build_records(problems, BuildConfig())}
-    socratic = {f"gsm8k/test/{i}": obj for i, (_, obj) in enumerate(read_jsonl(raw / "gsm8k" / "test_socratic.jsonl"))}
-    rng = random.Random(seed)
-    pairs, solutions, no_variant = [], [], 0
-    for problem in tqdm(problems, desc="gsm8k", file=sys.stderr):
-        nodes = records[problem.id]["nodes"]
-        body, gold = split_final(socratic[problem.id]["answer"], problem.id)
-        annotated = strip_socratic_prefixes(body)
-        positive = strip_calculator_annotations(annotated)[0] + f"\nThe answer is \\boxed{{{gold}}}."
-        solutions.append((problem.id, positive))
-        if not nodes:
-            continue
-        pairs.append((ncr(positive, nodes), 1))
-        variant = gsm8k_slip(f"{annotated}\n#### {gold}", rng)
-        if variant is None:
-            no_variant += 1
-            continue
-        pairs.append((ncr(variant[0], nodes), 0))
-    return summary(pairs, unrelated_scores(records, solutions, rng), problems=len(problems),
-                   no_wrong_variant=no_variant)
-
-
+# ------------------------------------------------------------------ one voice: AIME 2025
 def aime25_setting(raw: Path, seed: int) -> dict:
-    specs = [s.format(raw=raw, solutions=AIME25_SOLUTIONS) for s in SHIPPED["aime25"]]
-    problems = load_sources(specs, "aime25").problems
+    problems = load_sources(shipped_sources("aime25", raw), "aime25").problems
     for problem in problems:
         filter_problem(problem)
     rng = random.Random(seed)
@@ -173,49 +209,80 @@ def aime25_setting(raw: Path, seed: int) -> dict:
             if not record["nodes"]:
                 continue
             held += 1
-            pairs.append((ncr(held_out.text, record["nodes"]), 1))
+            keys = coverage_keys(held_out.text, record["nodes"])
+            pairs.append((credited(keys, record["nodes"]) / len(record["nodes"]), 1))
             results = [(s.start, s.text) for c in relation_chains(held_out.text) for s in c.sides[1:] if c.rels and s.text]
             variant = substitute_slip(held_out.text, problem.answer, rng, results)
             if variant is None:
                 no_variant += 1
                 continue
-            pairs.append((ncr(variant, record["nodes"]), 0))
-    records = {r["id"]: r for r in build_records(problems, BuildConfig())}
+            keys = coverage_keys(variant, record["nodes"])
+            pairs.append((credited(keys, record["nodes"]) / len(record["nodes"]), 0))
+    records = build_records(problems, BuildConfig())
     solutions = [(p.id, p.correct_trajectories()[0].text) for p in problems if p.correct_trajectories()]
-    return summary(pairs, unrelated_scores(records, solutions, rng), problems=len(problems), held_out=held,
-                   no_wrong_variant=no_variant)
+    unrelated = []
+    for record in records:
+        others = [text for pid, text in solutions if pid != record["id"]]
+        if record["nodes"] and others:
+            for text in rng.sample(others, min(UNRELATED_PER_PROBLEM, len(others))):
+                unrelated.append(credited(coverage_keys(text, record["nodes"]), record["nodes"]) / len(record["nodes"]))
+    return summary(pairs, unrelated, problems=len(problems), held_out=held, no_wrong_variant=no_variant)
 
 
 # ------------------------------------------------------------------ the data card
+LABELS = {"math500": "MATH-500", "gsm8k": "GSM8K", "aime24": "AIME 2024"}
+
+
+def _rule_name(rule: ConsensusRule) -> str:
+    return f"share >= {rule.min_share}, voices >= {rule.min_voices}"
+
+
 def card_section(report: dict) -> str:
     """The Markdown the card shows between its validity markers."""
-    rows = []
-    labels = {"math500": "MATH-500: leave one model out (5 models, SkyThought runs)",
-              "aime24": "AIME 2024: leave one model out (10 models, SkyThought runs)",
-              "gsm8k": "GSM8K: reference nodes; socratic rewording vs a propagated slip",
-              "aime25": "AIME 2025: leave one maintainer solution out; vs a derailed copy"}
-    for name, label in labels.items():
-        if name in report:
-            r = report[name]
-            rows.append(f"| {label} | {r['n_correct']} / {r['n_wrong']} | **{r['ncr_correct']}** | {r['ncr_wrong']} | "
-                         f"**{r['auc']}** | {r['unrelated_ncr']} ({r['unrelated_with_credit']:.1%}) |")
     lines = ["| setting | held-out correct / wrong | mean NCR correct | mean NCR wrong | AUC | unrelated: mean NCR (share with credit) |",
-             "|---|---:|---:|---:|---:|---|", *rows]
-    for name in ("math500", "aime24"):
-        if name in report:
-            lines += ["", f"{labels[name].split(':')[0]} per held-out model (mean NCR correct / wrong, AUC):", ""]
-            for model, r in report[name]["per_model"].items():
-                shown = {key: "–" if r[key] is None else r[key] for key in ("ncr_correct", "ncr_wrong", "auc")}
-                lines.append(f"* {model}: {shown['ncr_correct']} / {shown['ncr_wrong']}, AUC {shown['auc']} "
-                             f"({r['n_correct']} correct, {r['n_wrong']} wrong)")
+             "|---|---:|---:|---:|---:|---|"]
+    for name in (*LOMO_SETS, "aime25"):
+        if name not in report:
+            continue
+        r = report[name]["shipped"] if name in LOMO_SETS else report[name]
+        label = (f"{LABELS[name]}: leave one model out ({r['voices']} model voices)" if name in LOMO_SETS
+                 else "AIME 2025: leave one maintainer solution out; vs a derailed copy")
+        rows = f"| {label} | {r['n_correct']} / {r['n_wrong']} | **{r['ncr_correct']}** | {r['ncr_wrong']} | **{r['auc']}** | "
+        rows += f"{r['unrelated_ncr']} ({(r['unrelated_with_credit'] or 0):.1%}) |"
+        lines.append(rows)
+    for name in LOMO_SETS:
+        if name in report and report[name].get("grid"):
+            lines += ["", f"{LABELS[name]}, the consensus rules compared (leave one model out; coverage of the full build):", "",
+                      "| rule | problems with nodes | nodes by 2+ voices | NCR correct | NCR wrong | AUC | unrelated NCR |",
+                      "|---|---:|---:|---:|---:|---:|---:|"]
+            for row in report[name]["grid"]:
+                lines.append(f"| {row['rule']} | {row['coverage']['with_nodes_pct']}% | {row['coverage']['two_voice_nodes_pct']}% "
+                             f"| {row['ncr_correct']} | {row['ncr_wrong']} | {row['auc']} | {row['unrelated_ncr']} |")
     lines += ["", f"Seed {report['seed']}; {report['seconds']:.0f} s on this machine."]
     return "\n".join(lines)
+
+
+def measure(name: str, raw: Path, limit: int | None, seed: int, grid: bool) -> dict:
+    if name == "aime25":
+        return aime25_setting(raw, seed)
+    problems, evidences = load_evidence(name, raw, limit)
+    shipped = ConsensusRule()
+    rules = list(dict.fromkeys([shipped, *GRID])) if grid else [shipped]
+    lomo = leave_one_model_out(name, problems, evidences, rules, seed)
+    config = BuildConfig()
+    full = build_under(evidences, problems, rules, None, config)
+    out = {"shipped": {**lomo[shipped], "coverage": coverage_of(full[shipped], problems)}}
+    if grid:
+        out["grid"] = [{"rule": _rule_name(rule), **{k: v for k, v in lomo[rule].items() if k != "per_voice"},
+                        "coverage": coverage_of(full[rule], problems)} for rule in rules]
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--raw", help="raw sources dir (the build's --raw); required unless --from-json")
-    parser.add_argument("--only", nargs="+", choices=("math500", "aime24", "gsm8k", "aime25"))
+    parser.add_argument("--only", nargs="+", choices=(*LOMO_SETS, "aime25"))
+    parser.add_argument("--grid", action="store_true", help="also compare the consensus rules of GRID")
     parser.add_argument("--limit", type=int, help="first N problems of each set (a quick look; not for the card)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", help="write the figures as JSON here")
@@ -243,14 +310,12 @@ def main(argv: list[str] | None = None) -> int:
     if not raw.is_dir():
         parser.error(f"--raw {raw}: not a directory")
     report, start = {"seed": args.seed}, time.time()
-    for name in args.only or ["math500", "aime24", "gsm8k", "aime25"]:
-        if name in ("math500", "aime24"):
-            report[name] = leave_one_model_out(name, raw, args.limit, args.seed)
-        elif name == "gsm8k":
-            report[name] = gsm8k_setting(raw, args.limit, args.seed)
-        else:
-            report[name] = aime25_setting(raw, args.seed)
-        print(f"{name}: {json.dumps({k: v for k, v in report[name].items() if k != 'per_model'})}", flush=True)
+    for name in args.only or [*LOMO_SETS, "aime25"]:
+        report[name] = measure(name, raw, args.limit, args.seed, args.grid)
+        shown = report[name].get("shipped", report[name])
+        print(f"{name}: {json.dumps({k: v for k, v in shown.items() if k != 'per_voice'})}", flush=True)
+        for row in report[name].get("grid", []):
+            print(f"  {row['rule']}: {json.dumps({k: v for k, v in row.items() if k not in ('rule',)})}", flush=True)
     report["seconds"] = round(time.time() - start, 1)
     print(card_section(report))
     if args.out:

@@ -14,5 +14,5 @@ The public entry point is the CLI: ``python -m node_builder build ...`` and
 :func:`node_builder.build.build_file`.
 """
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 BUILDER_VERSION = f"node_builder {__version__}"

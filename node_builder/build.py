@@ -36,6 +36,7 @@ from tqdm import tqdm
 from consensus_metrics.outputs import OutputPathError, check_output_file
 from node_builder import BUILDER_VERSION
 from node_builder.generate import Generation, GenerationConfig
+from node_builder.gold_check import answers_of
 from node_builder.importers import load_sources, parse_source_spec
 from node_builder.importers.result import ImportResult
 from node_builder.llm_extractor import LLMExtractor
@@ -114,7 +115,8 @@ def build_entry(problem: Problem, config: BuildConfig, extractor=None) -> dict:
     """The records-log line of one problem: ``{"id", "record"}``, or ``{"id", "skipped": why}``
     when building it raised (reported on stderr with a short traceback)."""
     try:
-        return {"id": problem.id, "record": build_record(problem, config, extractor)}
+        record = build_record(problem, config, extractor)
+        return {"id": problem.id, "record": record, "answers": answers_of(problem)}
     except Exception as exc:  # one bad problem never stops the run
         print(f"error building {problem.id} ({problem.origin or problem.id}): {type(exc).__name__}: {exc}",
               file=sys.stderr)
@@ -184,8 +186,9 @@ def build_file(benchmark: str, sources: list[str], out: Path, workdir: Path, con
     bar.close()
     if stage is not None:  # problems built in an earlier run: their samples join the background too
         stage.attach_kept(problems, skip={p.id for p in todo})
-    records = [done[p.id]["record"] for p in problems if "record" in done.get(p.id, {})]
-    finalize(records, problems, config, quiet=quiet)
+    entries = [done[p.id] for p in problems if "record" in done.get(p.id, {})]
+    records = [entry["record"] for entry in entries]
+    finalize(records, problems, config, [entry.get("answers") for entry in entries], quiet=quiet)
     write_jsonl_atomic(out, records)
     summary = summarize(benchmark, out, workdir, problems, records, done, imported)
     if not quiet:

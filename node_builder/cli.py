@@ -46,6 +46,7 @@ from node_builder.backends import BACKENDS, SamplingConfig
 from node_builder.build import InputError, build_file, check_out, check_sources
 from node_builder.generate import GenerationConfig
 from node_builder.pipeline import BuildConfig
+from node_builder.consensus import ConsensusRule
 from node_builder.refine import RefineConfig
 from node_builder.shipped import SHIPPED, shipped_path, shipped_sources
 from node_builder.workdir import WorkdirMismatch
@@ -96,9 +97,9 @@ def engine_args(pairs: list[str]) -> dict:
 
 
 def _config_from_args(args) -> BuildConfig:
-    refine = RefineConfig(min_support=args.min_support, min_consensus=args.min_consensus, max_nodes=args.max_nodes,
-                          fallback=not args.no_fallback)
-    return BuildConfig(refine=refine, extractor="rules+llm" if args.extractor == "llm" else "rules")
+    refine = RefineConfig(max_nodes=args.max_nodes)
+    consensus = ConsensusRule(min_share=args.min_share, min_voices=args.min_voices, fallback=not args.no_fallback)
+    return BuildConfig(refine=refine, consensus=consensus, extractor="rules+llm" if args.extractor == "llm" else "rules")
 
 
 def cmd_build(args) -> int:
@@ -158,12 +159,12 @@ def cmd_stats(args) -> int:
 
 
 def _add_refine_args(p: argparse.ArgumentParser) -> None:
-    d = RefineConfig()
-    p.add_argument("--min-support", type=fraction, default=d.min_support,
-                   help="keep nodes in at least this share (0, 1] of the voices (default %(default)s)")
-    p.add_argument("--min-consensus", type=fraction, default=d.min_consensus,
-                   help="and whose estimate (k+1)/(n+2) that one more voice agrees is at least this, in (0, 1] "
-                        "(default %(default)s)")
+    d, rule = RefineConfig(), ConsensusRule()
+    p.add_argument("--min-share", type=fraction, default=rule.min_share,
+                   help="keep nodes stated by at least this share (0, 1] of the voices (default %(default)s)")
+    p.add_argument("--min-voices", type=positive_int, default=rule.min_voices,
+                   help="and by at least this many distinct voices (never fewer than 2 where a problem has 2; "
+                        "default %(default)s)")
     p.add_argument("--max-nodes", type=positive_int, default=d.max_nodes, help="cap k, >= 1 (default %(default)s)")
     p.add_argument("--no-fallback", action="store_true",
                    help="no nodes for a problem with a single voice (nothing to agree on)")

@@ -42,6 +42,12 @@ def is_correct(gold: str, text: str, budget_s: float = BUDGET_S) -> bool:
     return bool(check_answer(text, gold, Deadline(budget_s))["acc"])
 
 
+def graded(gold: str, text: str, budget_s: float = BUDGET_S) -> tuple[bool, str]:
+    """The metric's verdict and the answer it read (``pred``, math-verify's reading of it)."""
+    verdict = check_answer(text, gold, Deadline(budget_s))
+    return bool(verdict["acc"]), str(verdict.get("pred") or "")
+
+
 def states_answer(gold: str, text: str, budget_s: float = BUDGET_S) -> bool:
     """Lenient check for human-written solutions: AoPS box markups read as ``\\boxed``."""
     cleaned = _BOLD_PAREN.sub(r"\1", _BOX_ALIASES.sub(r"\\boxed", text))
@@ -87,7 +93,11 @@ def check_trajectory(problem: Problem, trajectory: Trajectory) -> bool:
 
 
 def filter_problem(problem: Problem) -> int:
+    """Set every trajectory's verdict still unknown (models' also its ``pred``); the number correct."""
     for trajectory in problem.trajectories:
         if trajectory.correct is None:
-            trajectory.correct = check_trajectory(problem, trajectory)
+            if trajectory.source in HUMAN_SOURCES:
+                trajectory.correct = check_trajectory(problem, trajectory)
+            else:
+                trajectory.correct, trajectory.pred = graded(problem.answer, trajectory.text)
     return sum(1 for t in problem.trajectories if t.correct)

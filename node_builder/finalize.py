@@ -19,6 +19,9 @@ output):
    one. A node with ``df >`` :data:`VERY_COMMON_SHARE` (0.10: a ``3`` or ``6`` in MATH) is no
    evidence even so and is dropped (``too_common``). A record whose only node is common loses it
    (it could never be credited); its note says why.
+   A digit-free node (:func:`node_builder.hygiene.digit_free`) that solutions of
+   :data:`GENERIC_PROBLEMS` other problems state is an identity or definition any problem may use
+   (``\sin^2\theta + \cos^2\theta = 1``, ``r = \sqrt{x^2+y^2}``): dropped (``generic``).
 3. **redundant** — a value and the arithmetic equation (or bare assignment) that computes it
    are one step (``9`` and ``16-3-4=9``): a rare value stays and its equation goes; a common
    value goes and its equation stays (it carries the value's context: the computation).
@@ -49,6 +52,7 @@ from collections.abc import Iterable
 from tqdm import tqdm
 
 from node_builder.matcher import form_anchors, match_nodes, number_of, text_may_contain
+from node_builder.hygiene import digit_free
 from node_builder.refine import is_arithmetic_for
 from node_builder.schema import Problem
 
@@ -59,6 +63,8 @@ COMMON_SHARE = 0.02
 VERY_COMMON_SHARE = 0.10
 #: Background texts sampled (the estimate's resolution is 1 / this).
 BACKGROUND_TEXTS = 600
+#: A digit-free node (an identity's shape) covered by solutions of this many other problems is generic.
+GENERIC_PROBLEMS = 2
 #: Cap rank of a kind (lower first) among nodes of equal support and standalone-ness.
 KIND_RANK = {"equation": 0, "value": 0, "expression": 1, "proposition": 1}
 
@@ -151,13 +157,18 @@ def _add_note(record: dict, note: str) -> None:
     prov["note"] = f"{prov['note']}; {note}" if prov.get("note") else note
 
 
-def finalize_record(record: dict, shares: list[float], common_share: float, max_nodes: int) -> dict:
-    """Steps 2-5 for one record, given each node's background share (in node order)."""
+def finalize_record(record: dict, shares: list[float], common_share: float, max_nodes: int,
+                    elsewhere: list[int] | None = None) -> dict:
+    """Steps 2-5 for one record, given each node's background share and the number of other
+    problems whose sampled solutions cover it (in node order)."""
     stats = record["provenance"]["refine"]
     nodes, too_common = [], []
-    for node, share in zip(record["nodes"], shares):
+    for i, (node, share) in enumerate(zip(record["nodes"], shares)):
         if share > VERY_COMMON_SHARE:
             too_common.append(node["text"])  # in one unrelated solution in ten: no evidence at all
+            continue
+        if elsewhere is not None and elsewhere[i] >= GENERIC_PROBLEMS and digit_free(node["text"]):
+            stats["generic"] = stats.get("generic", 0) + 1  # an identity any problem may use
             continue
         node["standalone"] = share <= common_share
         nodes.append(node)
@@ -181,17 +192,39 @@ def finalize_record(record: dict, shares: list[float], common_share: float, max_
     return record
 
 
+class Background:
+    """How often other problems' sampled solutions cover each node (step 1), measured once for
+    the nodes of ``records`` (which may be a superset of the records finalized with it: the
+    validity benchmark measures the nodes of several consensus rules in one pass)."""
+
+    def __init__(self, records: list[dict], problems: Iterable[Problem], size: int = BACKGROUND_TEXTS,
+                 quiet: bool = True):
+        sample = background_sample(problems, size)
+        self.hits = background_hits(records, sample, quiet)
+        self.total = len(sample)
+        self.per_problem: dict[str, int] = {}
+        for pid, _ in sample:
+            self.per_problem[pid] = self.per_problem.get(pid, 0) + 1
+
+    def context(self, record: dict) -> tuple[list[float], list[int]]:
+        """Per node of ``record``: its background share and how many other problems' texts cover it."""
+        others = self.total - self.per_problem.get(record["id"], 0)
+        shares, elsewhere = [], []
+        for node in record["nodes"]:
+            pids = self.hits.get(_probe_key(node), [])
+            mine = sum(1 for pid in pids if pid != record["id"])
+            shares.append(mine / others if others else 0.0)
+            elsewhere.append(len(set(pids) - {record["id"]}))
+        return shares, elsewhere
+
+
 def finalize_records(records: list[dict], problems: Iterable[Problem], common_share: float = COMMON_SHARE,
-                     max_nodes: int = 8, size: int = BACKGROUND_TEXTS, quiet: bool = True) -> list[dict]:
-    """Steps 1-5 for every record (in place; also returned); see module doc."""
-    sample = background_sample(problems, size)
-    hits = background_hits(records, sample, quiet)
-    per_problem: dict[str, int] = {}
-    for pid, _ in sample:
-        per_problem[pid] = per_problem.get(pid, 0) + 1
+                     max_nodes: int = 8, size: int = BACKGROUND_TEXTS, quiet: bool = True,
+                     background: Background | None = None) -> list[dict]:
+    """Steps 1-5 for every record (in place; also returned); see module doc. ``background``: an
+    already measured :class:`Background` holding every node of ``records``."""
+    background = background or Background(records, problems, size, quiet)
     for record in records:
-        others = len(sample) - per_problem.get(record["id"], 0)
-        shares = [sum(1 for pid in hits[_probe_key(n)] if pid != record["id"]) / others if others else 0.0
-                  for n in record["nodes"]]
-        finalize_record(record, shares, common_share, max_nodes)
+        shares, elsewhere = background.context(record)
+        finalize_record(record, shares, common_share, max_nodes, elsewhere)
     return records

@@ -26,7 +26,8 @@ Passed through from the core: :func:`canonical_key` (clustering, number detectio
 :func:`relation_chains` / :func:`split_relation` (the miner's equation chains), ``tokenize_form``,
 ``commutative_key``, ``match_nodes`` (the scoring matcher: filter, finalize), ``form_anchors`` /
 ``text_may_contain`` (finalize's prefilter), ``surd_value`` / ``rational`` (exact values),
-``parse_value`` (numerals), ``check_answer`` / ``Deadline`` / ``DEFAULT_THINK_FORMAT`` (the
+``parse_value`` (numerals), ``exact_equivalent`` (two rational expressions equal at random
+rational points: the answer in another order), ``check_answer`` / ``Deadline`` / ``DEFAULT_THINK_FORMAT`` (the
 metric's ``acc`` and where a trajectory's answer is).
 
 Example:
@@ -49,6 +50,7 @@ from consensus_metrics.normalize import ID, NUM, OP, REL, canonical_key, tokeniz
 from consensus_metrics.numbers import parse_value
 from consensus_metrics.relations import commutative_key, relation_chains, split_relation
 from consensus_metrics.surds import rational, surd_value
+from consensus_metrics.symbolic import exact_equivalent
 
 _NUMBER_KEY = re.compile(r"^(neg )?#(\d+)(?:/(\d+))?$")
 
@@ -110,10 +112,13 @@ def numbers_in(text: str) -> set:
 def standalone_numbers(text: str) -> list[tuple[str, int, int]]:
     """Numbers that stand alone in ``text`` — no operator or relation on either side — as
     ``(canonical number key, start, end)``: ``"the lcm is 12, so"`` -> ``[("#12", 11, 13)]``;
-    the ``2`` of ``x^2`` or ``2x`` and the numbers of ``3 + 4 = 7`` are not standalone.
+    the ``2`` of ``x^2`` or ``2x``, the numbers of ``3 + 4 = 7`` and the members of an enumeration
+    (``31, 37, 41 and 43``) are not standalone.
 
     >>> standalone_numbers("The lcm is $12$, and 2x + 3 = 7 at 4.5 km.")
     [('#12', 12, 14), ('#9/2', 35, 38)]
+    >>> standalone_numbers("The primes are 31, 37 and 41; there are 3 of them.")
+    [('#3', 40, 41)]
     """
     toks = tokenize(text)
     keys, kinds = toks.keys, toks.kinds
@@ -126,11 +131,37 @@ def standalone_numbers(text: str) -> list[tuple[str, int, int]]:
             continue
         if i and keys[i - 1] in ("neg", "^", "_"):
             continue
+        if _listed(toks, i):
+            continue
         out.append((keys[i], toks.starts[i], toks.ends[i]))
     return out
 
 
+def _listed(toks, i: int) -> bool:
+    """The number at ``i`` is a member of an enumeration (``31, 37, 41``, ``17, 53 and 71``): a
+    comma, "and" or "or" stands between it and another number that is not part of a computation."""
+    keys, kinds = toks.keys, toks.kinds
+
+    def bare_number(j: int) -> bool:
+        if 0 <= j < len(keys) and keys[j] == "neg":
+            j += 1
+        if not (0 <= j < len(keys) and kinds[j] == NUM):
+            return False
+        after = j + 1
+        return after >= len(keys) or (kinds[after] not in (OP, REL) and not toks.implicit[after])
+
+    for step in (-1, 1):
+        j = i + step
+        if 0 <= j < len(keys) and keys[j] in (",", "~and", "~or"):
+            k = j + step
+            if 0 <= k < len(keys) and keys[k] in (",", "~and", "~or"):
+                k += step
+            if bare_number(k):
+                return True
+    return False
+
+
 __all__ = ["DEFAULT_THINK_FORMAT", "Deadline", "ID", "MatchBudgetExceeded", "canonical_key", "check_answer",
-           "commutative_key", "covered", "form_anchors", "match_nodes", "number_of", "numbers_in", "order_free_key",
+           "commutative_key", "covered", "exact_equivalent", "form_anchors", "match_nodes", "number_of", "numbers_in", "order_free_key",
            "parse_value", "rational", "relation_chains", "split_relation", "standalone_numbers", "surd_value",
            "text_may_contain", "tokenize_form"]

@@ -47,6 +47,7 @@ class Trajectory:
     correct: bool | None = None
     equations: list[str] = field(default_factory=list)
     voice: str = ""
+    pred: str = ""  # the final answer math-verify read from it (set by the filter; "" for references)
 
     def __post_init__(self):
         if not self.voice:

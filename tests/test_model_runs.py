@@ -74,9 +74,9 @@ def test_a_build_from_runs_records_voices_and_counts_them_for_support(built):
     for problem, record in zip(problems, records):
         prov = record["provenance"]
         correct_voices = sorted({t.voice for t in problem.trajectories if t.correct})
-        assert prov["voices"] == correct_voices and prov["consensus_threshold"] == (0.75 if len(correct_voices) > 1 else None)
+        assert prov["voices"] == correct_voices and prov["single_voice"] == (len(correct_voices) == 1)
         for node in record["nodes"]:
             k = round(node["support"] * len(correct_voices))
             assert node["support"] == pytest.approx(k / len(correct_voices), abs=1e-4)
-            assert len(correct_voices) == 1 or (k + 1) / (len(correct_voices) + 2) >= 0.75
+            assert len(correct_voices) == 1 or (k >= 2 and k / len(correct_voices) >= prov["consensus"]["min_share"])
         assert record["nodes"] or prov["note"], record["id"]  # an empty record says why

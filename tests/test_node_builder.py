@@ -17,7 +17,8 @@ from node_builder.schema import Node
 from node_builder.miner import mine
 from node_builder.finalize import finalize_records
 from node_builder.pipeline import BuildConfig, build_record
-from node_builder.refine import RefineConfig, refine
+from node_builder.consensus import ConsensusRule, select
+from node_builder.evidence import gather
 from node_builder.schema import Problem, Trajectory
 
 REPO = Path(__file__).resolve().parent.parent
@@ -85,9 +86,13 @@ def _voices(statement, answer, *by_voice):
     return Problem("t/1", "t", statement, answer, trajectories=trajectories)
 
 
-def _refined(problem, **config):
-    correct = problem.correct_trajectories()
-    return refine(problem, mine(correct), correct, RefineConfig(**config))
+def _refined(problem, **rule):
+    """``(nodes, drop counts, selection)`` of one problem: its evidence, then the consensus rule."""
+    evidence = gather(problem)
+    selection = select(evidence, ConsensusRule(**rule))
+    stats = {key: evidence.stats.get(key, 0) + selection.stats.get(key, 0)
+             for key in set(evidence.stats) | set(selection.stats)}
+    return selection.nodes, stats, selection
 
 
 def test_refine_drops_answer_given_numbers_words_trivial_and_definitions():
@@ -146,26 +151,31 @@ def test_refine_duplicates_of_one_inequality_are_one_node():
         ["x<4", "x>2"], ["2<x", "4>x"], ["2<x", "x<4"], ["4>x", "x>2"])
 
 
-def test_refine_support_counts_voices_and_keeps_what_a_new_voice_likely_shares():
+def test_refine_support_counts_voices_and_needs_a_share_of_two_or_more_voices():
     p = _voices("Multiply 3 by 7, add 5, then double. Result?", "52",
                 ("A", "First 3 * 7 = 21 then 21 + 5 = 26 and finally 26 * 2 = 52, so \\boxed{52}.",
                  "Again: 3 * 7 = 21, and 13 * 4 = 52, \\boxed{52}."),  # one model, two samples: one voice
-                ("B", "We get 21 from 3 * 7, then 26 and 52 at the end: \\boxed{52}."),
-                ("C", "Compute 3 * 7 = 21. Add five: 21 + 5 = 26; double it: \\boxed{52}."))
-    nodes, stats, threshold = _refined(p)
-    assert threshold == 0.5
+                ("B", "We get 21 from 3 * 7, then 26 (26 - 1 = 25 is too small) and 52 at the end: \\boxed{52}."),
+                ("C", "Compute 3 * 7 = 21. Add five: 21 + 5 = 26; double it: \\boxed{52}."),
+                ("D", "It is 3 times 7 plus 5, doubled: \\boxed{52}."))
+    nodes, stats, selection = _refined(p)
     by_text = {n.text: n.support for n in nodes}
-    assert by_text["21"] == by_text["26"] == 1.0  # every voice passes through them
-    # B states 21 in words ("21 from 3 * 7"): the equations are in 2 of 3 voices, (2+1)/(3+2) = 0.6 < 0.75
-    assert "3 * 7 = 21" not in by_text and "21 + 5 = 26" not in by_text
-    assert "13 * 4 = 52" not in by_text and stats["below_support"] >= 1
+    assert by_text["21"] == by_text["26"] == 0.75  # 3 of 4 voices pass through them
+    assert by_text["3 * 7 = 21"] == 0.5  # B states 21 in words ("21 from 3 * 7"): 2 of 4 voices
+    assert "13 * 4 = 52" not in by_text and stats["final_answer"] >= 1  # it yields the answer
+    assert "25" not in by_text and stats["below_support"] >= 1  # one voice's detour
     assert [n.position for n in nodes] == sorted(n.position for n in nodes)
+    stricter, _, _ = _refined(p, min_share=0.7)
+    assert {n.text for n in stricter} == {"21", "26"}
+    assert _refined(p, min_voices=4)[0] == []
+    assert not selection.single_voice and selection.voices == ["A", "B", "C", "D"]
 
 
-def test_refine_keeps_a_single_voice_nodes_and_none_without_consensus():
+def test_refine_keeps_a_single_voice_nodes_flagged_and_none_without_consensus():
     lone = _problem("Find it.", "7", "First $x = 40 + 2 = 42$ and $y = 3 \\cdot 11 = 33$, so \\boxed{7}.")
-    nodes, _, _ = _refined(lone)
+    nodes, _, selection = _refined(lone)
     assert {"42", "33"} <= {n.text for n in nodes} and {n.support for n in nodes} == {1.0}  # all it has
+    assert selection.single_voice
     assert _refined(lone, fallback=False)[0] == []
     # one voice with several solutions (an AoPS page): what they share
     pages = _problem("Find it.", "7", "First $x = 40 + 2 = 42$, so \\boxed{7}.",
@@ -176,6 +186,7 @@ def test_refine_keeps_a_single_voice_nodes_and_none_without_consensus():
     assert _refined(apart)[0] == []
     record = build_record(apart, BuildConfig())
     assert record["nodes"] == [] and "no candidate is shared by enough of the 3 voices" in record["provenance"]["note"]
+    assert not record["provenance"]["single_voice"]
 
 
 def test_every_kept_node_matches_its_own_sources():
@@ -244,7 +255,8 @@ def test_record_schema_types_and_provenance():
     assert prov["builder_version"] == BUILDER_VERSION and prov["extractor"] == "rules"
     assert prov["sources"] == ["reference"] and prov["voices"] == ["reference"]
     assert prov["trajectories"] == prov["correct"] == 1 and prov["rejected_references"] == 0
-    assert prov["consensus_threshold"] is None  # one voice: nothing to agree on
+    assert prov["consensus"] == {"min_share": 0.5, "min_voices": 2}
+    assert prov["single_voice"] is True and prov["suspect_gold"] is None  # one voice: nothing to agree on
     assert set(prov["refine"]) >= {"candidates", "final_answer", "answer_piece", "restates_problem", "over_cap"}
     assert prov["llm"] == {"status": "off", "proposed": 0, "invalid": 0, "rewrites": 0} and prov["note"] == ""
     assert build_record(_problem("Ann has 5 apples and buys 7 more, then eats 3. How many?", "9",

@@ -143,9 +143,9 @@ def test_a_source_where_every_line_is_bad_exits_non_zero(tmp_path):
 @pytest.mark.parametrize("args, message", [
     (("--limit", "0"), "argument --limit: must be an integer >= 1, got '0'"),
     (("--max-nodes", "0"), "argument --max-nodes: must be an integer >= 1, got '0'"),
-    (("--min-support", "0"), "argument --min-support: must be a number in (0, 1], got '0'"),
-    (("--min-support", "1.5"), "argument --min-support: must be a number in (0, 1], got '1.5'"),
-    (("--min-support", "nan"), "argument --min-support: must be a number in (0, 1], got 'nan'"),
+    (("--min-share", "0"), "argument --min-share: must be a number in (0, 1], got '0'"),
+    (("--min-share", "1.5"), "argument --min-share: must be a number in (0, 1], got '1.5'"),
+    (("--min-share", "nan"), "argument --min-share: must be a number in (0, 1], got 'nan'"),
     (("--n", "0"), "argument --n: must be an integer >= 1, got '0'"),
     (("--top-p", "0"), "argument --top-p: must be a number in (0, 1], got '0'"),
     (("--temperature", "-1"), "argument --temperature: must be a finite number >= 0, got '-1'"),
@@ -155,7 +155,7 @@ def test_out_of_range_settings_are_refused_up_front(tmp_path, args, message):
     assert run.returncode == 2 and message in run.stderr
     assert not (tmp_path / "w").exists() and not (tmp_path / "out.jsonl").exists()
     run = _cli("build-all", "--raw", str(FIX / "raw"), "--out-dir", str(tmp_path / "d"), *args[:2], cwd=tmp_path)
-    if args[0] in ("--max-nodes", "--min-support"):
+    if args[0] in ("--max-nodes", "--min-share"):
         assert run.returncode == 2 and message in run.stderr and not (tmp_path / "d").exists()
 
 

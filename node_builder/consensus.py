@@ -1,0 +1,168 @@
+"""Stage 3b: which candidates of a problem are consensus nodes -- what several voices share.
+
+A **voice** is one solver: a model (its checkpoints, prompts and repeated runs are one voice) or
+every human-written source of the problem together (``"reference"``). From a problem's
+:class:`~node_builder.evidence.Evidence`, :func:`select` keeps a candidate when, over the ``n``
+voices with a correct solution, the ``k`` voices whose correct solutions state it satisfy the
+:class:`ConsensusRule`::
+
+    k / n >= min_share   and   k >= min(min_voices, n)   and   k >= 2          (n >= 2)
+
+With a single voice (``n == 1``: AIME 2025's maintainer solutions, a problem only the reference
+solves) nothing can be agreed on; its nodes are what that voice's several solutions share
+(``(k + 1) / (m + 2) >= 0.75`` over its ``m`` solutions; a lone solution keeps its nodes) and
+the record is flagged ``single_voice``. The defaults were chosen on leave-one-model-out validity
+(``benchmarks/bench_node_validity.py --grid``; the curve is in the data card).
+
+Then, per problem (rules of the audit's rubric that need the voices; each counted in ``stats``):
+
+* **unmatched** -- a rule-mined candidate must match every trajectory it was mined from;
+* **route** -- every symbol of a node appears in the problem or in the solutions of two voices
+  (``6K = 42`` where only one solution introduced ``K``);
+* **check** -- a node the voices state only after they state the answer verifies the answer
+  rather than leading to it;
+* **maximal** -- a node that is a side or a sub-term of another kept node is part of that node.
+
+``support`` = k / n; ``position`` = the median over the supporting voices of where each first
+states the node (relative offset); nodes are ordered by position.
+
+Example:
+    >>> from node_builder.evidence import gather
+    >>> from node_builder.schema import Problem, Trajectory
+    >>> texts = {"A": "x + 3 = 10, so x = 7 and 2x = 14. \\\\boxed{14}", "B": "We get x = 7; then 2 \\\\cdot 7 = 14.",
+    ...          "C": "x = 10 - 3 = 7. The answer: 14."}
+    >>> p = Problem("t/1", "t", "If $x + 3 = 10$, what is $2x$?", "14",
+    ...             trajectories=[Trajectory(t, f"model:{v}", True, voice=v) for v, t in texts.items()])
+    >>> chosen = select(gather(p), ConsensusRule())
+    >>> [(n.text, n.support) for n in chosen.nodes], chosen.single_voice
+    ([('x = 7', 1.0), ('7', 1.0)], False)
+    >>> [n.text for n in select(gather(p), ConsensusRule(), exclude_voice="C").nodes]
+    ['x = 7', '7']
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass, field, replace
+
+from node_builder.evidence import Candidate, Evidence
+from node_builder.hygiene import is_part_of, symbols_of
+from node_builder.schema import Node
+
+#: Stats keys of :func:`select`, in the order the provenance lists them.
+SELECT_REASONS = ("unmatched", "below_support", "route", "check", "maximal")
+
+
+@dataclass(frozen=True)
+class ConsensusRule:
+    """When a candidate is a consensus node (see the module doc)."""
+
+    min_share: float = 0.5
+    min_voices: int = 2
+    #: one voice, several solutions: the rule of succession over them (``(k+1)/(m+2)``)
+    single_voice_consensus: float = 0.75
+    #: keep single-voice nodes at all (``--no-fallback`` turns it off)
+    fallback: bool = True
+
+    def agrees(self, k: int, n: int) -> bool:
+        """``k`` of ``n >= 2`` voices state it."""
+        return k >= 2 and k >= min(self.min_voices, n) and k / n >= self.min_share - 1e-9
+
+    def to_json(self) -> dict:
+        return {"min_share": self.min_share, "min_voices": self.min_voices}
+
+
+@dataclass
+class Selection:
+    """The nodes of one problem under one rule."""
+
+    nodes: list[Node]
+    voices: list[str]  # voices with a correct solution (after the exclusion)
+    stats: dict[str, int] = field(default_factory=dict)
+    single_voice: bool = False
+
+
+def _median(values: list[float]) -> float:
+    return round(statistics.median(values), 4) if values else 0.0
+
+
+def _voice_positions(candidate: Candidate, kept: list[int], voice_of: list[str]) -> dict[str, float]:
+    """Voice -> where it first states the candidate (the earliest of its trajectories)."""
+    out: dict[str, float] = {}
+    for t in kept:
+        if t in candidate.hits:
+            v = voice_of[t]
+            out[v] = min(out.get(v, 1.0), candidate.hits[t])
+    return out
+
+
+def _is_check(positions: dict[str, float], answer_at: dict[str, float]) -> bool:
+    """Stated after the answer by most voices that state both."""
+    after = [positions[v] > answer_at[v] for v in positions if v in answer_at]
+    return bool(after) and sum(after) * 2 > len(after)
+
+
+def _route_ok(node: Node, problem_symbols: frozenset, symbol_voices: dict[str, set], single: bool) -> bool:
+    for symbol in symbols_of(node.text):
+        if symbol in problem_symbols:
+            continue
+        if single or len(symbol_voices.get(symbol, ())) < 2:
+            return False
+    return True
+
+
+def select(evidence: Evidence, rule: ConsensusRule, exclude_voice: str | None = None) -> Selection:
+    """The consensus nodes of ``evidence`` under ``rule``, optionally as if ``exclude_voice``
+    had never spoken (its solutions neither mine nor vote)."""
+    trajectories = evidence.trajectories
+    voice_of = [t.voice for t in trajectories]
+    kept_t = [i for i, v in enumerate(voice_of) if v != exclude_voice]
+    voices = sorted({voice_of[i] for i in kept_t})
+    n = len(voices)
+    stats = {reason: 0 for reason in SELECT_REASONS}
+    if n == 0:
+        return Selection([], voices, stats)
+    single = n == 1
+    answer_at: dict[str, float] = {}
+    for t in kept_t:
+        if evidence.answer_at[t] is not None:
+            answer_at[voice_of[t]] = min(answer_at.get(voice_of[t], 1.0), evidence.answer_at[t])
+    problem_symbols = symbols_of(evidence.problem.problem)
+    symbol_voices: dict[str, set] = {}
+    for t in kept_t:
+        for symbol in symbols_of(trajectories[t].text):
+            symbol_voices.setdefault(symbol, set()).add(voice_of[t])
+
+    chosen: list[tuple[Candidate, Node]] = []
+    for candidate in evidence.candidates:
+        own = candidate.mined_from & set(kept_t)
+        if candidate.cluster is not None and not own:
+            continue  # mined only from the excluded voice: not a candidate of this build
+        hit = {t for t in candidate.hits if t in set(kept_t)}
+        if not hit or not own <= hit:
+            stats["unmatched"] += 1
+            continue
+        positions = _voice_positions(candidate, kept_t, voice_of)
+        k = len(positions)
+        if single:
+            m = len(kept_t)
+            ok = rule.fallback and (m == 1 or (len(hit) + 1) / (m + 2) >= rule.single_voice_consensus - 1e-9)
+        else:
+            ok = rule.agrees(k, n)
+        if not ok:
+            stats["below_support"] += 1
+            continue
+        if not _route_ok(candidate.node, problem_symbols, symbol_voices, single):
+            stats["route"] += 1
+            continue
+        if _is_check(positions, answer_at):
+            stats["check"] += 1
+            continue
+        node = replace(candidate.node, support=round(k / n, 4), position=_median(list(positions.values())))
+        chosen.append((candidate, node))
+
+    nodes = [node for _, node in chosen]
+    maximal = [node for node in nodes if not any(other is not node and is_part_of(node, other) for other in nodes)]
+    stats["maximal"] = len(nodes) - len(maximal)
+    maximal.sort(key=lambda node: (node.position, node.text))
+    return Selection(maximal, voices, stats, single_voice=single)

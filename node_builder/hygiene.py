@@ -1,0 +1,113 @@
+r"""The audit's rubric as rules on a node's text: is it a well-formed, whole, specific result?
+
+Each predicate reads one candidate (with the problem where needed) and answers one question of
+the rubric ``benchmarks/node_audit.py`` uses (GOOD, ROUTE, RESTATE, DEFINITION, ANSWER, FRAGMENT,
+WRONG); :func:`node_builder.refine.drop_reason` and :mod:`node_builder.consensus` apply them.
+
+* :func:`malformed` -- FRAGMENT: a dangling operator at either end (``7 \times``), unbalanced
+  brackets, a congruence without its modulus (``144 \equiv 0``), an empty side.
+* :func:`is_part_of` -- FRAGMENT: an expression that is an operand of another kept node.
+* :func:`symbols_of` -- the symbols a text names (for ROUTE: a symbol in neither the problem nor
+  two voices' solutions belongs to one route).
+* :func:`is_identity` with :func:`digit_free` -- DEFINITION: an identity with no specific number
+  (``a^2 - b^2 = (a-b)(a+b)``).
+* :func:`digit_free` -- DEFINITION when also found across other problems (:mod:`node_builder.finalize`):
+  an identity or definition without a specific number (``\sin^2\theta + \cos^2\theta = 1``).
+
+Example:
+    >>> malformed("7 \\times"), malformed("144 \\equiv 0"), malformed("x^2 - 1 = (x-1)(x+1)")
+    ('dangling operator', 'congruence without modulus', None)
+    >>> sorted(symbols_of("Let $6K = 42$, so $K = 7$ and x_1 = \\theta"))
+    ['K', 'x_1', 'θ']
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from node_builder.matcher import ID, NUM, OP, REL, covered, exact_equivalent, tokenize_form
+from node_builder.miner import balanced
+from node_builder.schema import Node
+
+_LEADING_OP = re.compile(r"^\s*(?:[+*/^=<>,]|\\(?:times|cdot|div|pm|mp|le|ge|leq|geq|ne|equiv|approx|cdots?|ldots)\b)")
+_TRAILING_OP = re.compile(r"(?:[-+*/^=<>,_(\[{]|\\(?:times|cdot|div|pm|mp|le|ge|leq|geq|ne|neq|equiv|approx|d?t?frac|sqrt"
+                          r"|angle|measuredangle|triangle|binom|log|ln|sin|cos|tan|sec|csc|cot|lfloor|lceil|left|overline"
+                          r"|text|mathrm|sum|prod|int|lim|in|subset|cup|cap|to|implies|Rightarrow)|\\[cl]?dots)\s*$")
+_CONGRUENCE = re.compile(r"\\equiv|≡")
+_MODULUS = re.compile(r"\\p?mod\b|\\bmod\b|\bmod\b|\(\s*mod", re.I)
+
+
+def malformed(text: str) -> str | None:
+    """Why ``text`` is not a well-formed statement or term (a FRAGMENT), else ``None``.
+
+    >>> malformed("\\\\frac{1}{2} \\\\times"), malformed("a_1, a_2,"), malformed("(3, 4")
+    ('dangling operator', 'dangling operator', 'unbalanced brackets')
+    >>> malformed("-5 + 18 = 13"), malformed("n \\\\equiv 3 \\\\pmod{7}")
+    (None, None)
+    """
+    stripped = text.strip()
+    if not stripped:
+        return "empty"
+    if _LEADING_OP.search(stripped) or _TRAILING_OP.search(stripped):
+        return "dangling operator"
+    if not balanced(stripped):
+        return "unbalanced brackets"
+    if _CONGRUENCE.search(stripped) and not _MODULUS.search(stripped):
+        return "congruence without modulus"
+    if any(not side.strip() for side in re.split(r"(?<![<>!:\\])=(?!=)", stripped)):
+        return "empty side"
+    return None
+
+
+@lru_cache(maxsize=100_000)
+def symbols_of(text: str) -> frozenset:
+    """The variable names ``text`` uses (canonical identifier tokens: ``x_1``, ``θ``, ``K``)."""
+    keys, kinds = tokenize_form(text)
+    return frozenset(key for key, kind in zip(keys, kinds) if kind == ID)
+
+
+def is_part_of(node: Node, other: Node) -> bool:
+    """``node`` is an expression that occurs as an operand of ``other`` (``\\frac{16+24a}{20}`` of
+    ``\\frac{16+24a}{20} - \\frac{5+15a}{20}``): it is a piece of that node, not a result of its own.
+    Values are left to the one-node-per-step rule (:mod:`node_builder.finalize`).
+
+    >>> part = Node("", "\\\\frac{16+24a}{20}", "expression", ("\\\\frac{16+24a}{20}",))
+    >>> whole = Node("", "\\\\frac{16+24a}{20}-\\\\frac{5+15a}{20}", "expression", ("\\\\frac{16+24a}{20}-\\\\frac{5+15a}{20}",))
+    >>> is_part_of(part, whole), is_part_of(whole, part)
+    (True, False)
+    """
+    if node.kind != "expression" or other.kind == "value" or node.text == other.text:
+        return False
+    probe = {"id": "p", "text": node.text, "kind": node.kind, "forms": list(node.forms or (node.text,))}
+    return any("p" in covered(form, [probe]) for form in (other.forms or (other.text,))[:2])
+
+
+def digit_free(text: str) -> bool:
+    r"""An identity or definition shape: symbols and an operator or relation, and no number but
+    ``0``, ``1``, ``2`` or ``1/2`` (``\sin^2\theta + \cos^2\theta = 1``, ``r = \sqrt{x^2+y^2}``,
+    ``A = \frac{1}{2}bh``). Whether it is *generic* -- true in any problem -- is decided across the
+    build (:mod:`node_builder.finalize`: found in other problems' solutions too).
+
+    >>> digit_free("\\sin^2\\theta + \\cos^2\\theta = 1"), digit_free("a + b = 8"), digit_free("x")
+    (True, False, False)
+    """
+    keys, kinds = tokenize_form(text)
+    if not any(kind == ID for kind in kinds) or not any(kind in (REL, OP) for kind in kinds):
+        return False
+    return all(kind != NUM or key in ("#0", "#1", "#2", "#1/2") for key, kind in zip(keys, kinds))
+
+
+def is_identity(text: str) -> bool:
+    r"""An equation whose sides are equal whatever its symbols are (exactly, at random rational
+    points): ``a^2 - b^2 = (a-b)(a+b)``. Only rational expressions are decided; anything else
+    (roots, functions) is not called an identity.
+
+    >>> is_identity("a^2 - b^2 = (a-b)(a+b)"), is_identity("x^2 - 5x + 6 = 0"), is_identity("x + 1 = 1 + x")
+    (True, False, True)
+    """
+    if text.count("=") != 1:
+        return False
+    left, right = (tokenize_form(side) for side in text.split("="))
+    names = sorted({k for k, kind in zip(*left) if kind == ID} | {k for k, kind in zip(*right) if kind == ID})
+    return bool(names) and exact_equivalent(left, right, "expr", names) is True
