@@ -1,16 +1,36 @@
-"""Hand check of shipped nodes: are they genuine intermediate results? Draws a seeded random
-sample of nodes from the shipped test sets, shows each with its problem, and scores it against a
-verdict file written by a person who read them.
+"""Independent hand audit of the shipped nodes: precision (stratified by benchmark, a strict
+rubric) and recall (the key results an expert expects, found or not), scored from verdict files
+written by a reviewer who did not write the node rules.
 
-    python benchmarks/node_audit.py sample [--n 50] [--seed 0]     # print the sample to judge
-    python benchmarks/node_audit.py report [--card CARD]           # precision from the verdicts
+    python benchmarks/node_audit.py sample --out SHEET.jsonl [--per-benchmark 40] [--seed 7]
+    python benchmarks/node_audit.py recall-sample --out SHEET.jsonl [--per-benchmark 10] [--seed 7]
+    python benchmarks/node_audit.py report [--card lm_eval_tasks/consensusbench/data/README.md]
 
-A verdict (``benchmarks/node_audit.json``) is ``{"record", "node", "genuine", "why"}`` per sampled
-node: ``genuine`` is true for a checkable intermediate result a solver passes through (a value
-computed, an equation set up, a key expression), false for the answer or a piece of it, a given
-restated, a fragment, a chain read across unrelated parts, or a step of one route only. The
-report refuses to score when the sample and the verdicts disagree (the data changed since the
-check): every figure in the card belongs to the data it ships with.
+``sample`` draws ``--per-benchmark`` nodes at random from each test set (seeded), each with its
+problem, gold answer, reference solution and the record's other nodes, as one JSON line: the
+sheet a reviewer reads. The reviewer labels each node with one of :data:`LABELS` and a reason, in
+``benchmarks/node_audit/precision.jsonl`` (``{"benchmark", "record", "node", "label", "why"}``).
+
+``recall-sample`` draws ``--per-benchmark`` records with their full node lists; the reviewer
+writes, per record, the 2-5 key results an expert expects of a correct solution and whether the
+node list holds each (``benchmarks/node_audit/recall.jsonl``: ``{"benchmark", "record",
+"key_results": [{"result", "found", "node"}]}``).
+
+``report`` scores the verdicts against the current data: it refuses when a judged node is no
+longer in its record (the data changed since the audit: every figure in the card belongs to the
+data it ships with). Precision = GOOD share; GOOD+ROUTE share; recall = found key results / all.
+
+Rubric (:data:`LABELS`):
+
+* GOOD -- a key intermediate result most correct solutions state in some form;
+* ROUTE -- correct, but one route's step (other correct solutions need not pass through it);
+* RESTATE -- a given of the problem, restated or substituted into its own definition;
+* DEFINITION -- a generic formula or definition (true in any problem);
+* ANSWER -- the answer or what trivially yields it (the m/n of an m+n answer, the value before
+  "mod 1000", the answer in other units);
+* FRAGMENT -- meaningless alone (a piece of an expression, a dangling operator, a list member, a
+  case label, a duplicate of another node);
+* WRONG -- false.
 """
 
 from __future__ import annotations
@@ -19,6 +39,7 @@ import argparse
 import json
 import random
 import sys
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -27,68 +48,116 @@ sys.path.insert(0, str(ROOT))
 from node_builder.stats import write_section  # noqa: E402
 
 DATA = ROOT / "lm_eval_tasks" / "consensusbench" / "data"
-VERDICTS = Path(__file__).with_name("node_audit.json")
+VERDICTS = Path(__file__).resolve().parent / "node_audit"
 SETS = ("math500", "gsm8k", "aime24", "aime25")
+LABELS = ("GOOD", "ROUTE", "RESTATE", "DEFINITION", "ANSWER", "FRAGMENT", "WRONG")
 CARD_START = "<!-- audit:start (written by benchmarks/node_audit.py report --card) -->"
 CARD_END = "<!-- audit:end -->"
 
 
-def draw(n: int, seed: int) -> list[tuple[dict, dict]]:
-    """``n`` (record, node) pairs drawn uniformly from all nodes of the test sets."""
-    pool = []
+def records(name: str) -> list[dict]:
+    with open(DATA / f"{name}.jsonl", encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle]
+
+
+def _sheet_row(name: str, record: dict, node: dict | None = None) -> dict:
+    row = {"benchmark": name, "record": record["id"], "problem": record["problem"], "answer": record["answer"],
+           "reference_solution": record["solution"], "nodes": [n["text"] for n in record["nodes"]],
+           "voices": record["provenance"]["voices"]}
+    if node is not None:
+        row.update(node=node["text"], kind=node["kind"], support=node["support"])
+    return row
+
+
+def draw_nodes(per_benchmark: int, seed: int) -> list[dict]:
+    """``per_benchmark`` (record, node) sheet rows from each test set, seeded."""
+    rng = random.Random(seed)
+    out = []
     for name in SETS:
-        with open(DATA / f"{name}.jsonl", encoding="utf-8") as handle:
-            for line in handle:
-                record = json.loads(line)
-                pool.extend((record, node) for node in record["nodes"])
-    return random.Random(seed).sample(pool, min(n, len(pool)))
+        pool = [(r, n) for r in records(name) for n in r["nodes"]]
+        out += [_sheet_row(name, r, n) for r, n in rng.sample(pool, min(per_benchmark, len(pool)))]
+    return out
 
 
-def show(sample: list[tuple[dict, dict]]) -> None:
-    for i, (record, node) in enumerate(sample, 1):
-        print(f"--- {i}. {record['id']}  answer {record['answer']!r}  voices {record['provenance'].get('voices')}")
-        print(f"    problem: {' '.join(record['problem'].split())[:400]}")
-        print(f"    node: {node['text']!r} ({node['kind']}, support {node['support']}, "
-              f"standalone {node.get('standalone', True)})")
+def draw_records(per_benchmark: int, seed: int) -> list[dict]:
+    """``per_benchmark`` records of each test set (with nodes or not: an empty record misses all)."""
+    rng = random.Random(seed)
+    out = []
+    for name in SETS:
+        pool = records(name)
+        out += [_sheet_row(name, r) for r in rng.sample(pool, min(per_benchmark, len(pool)))]
+    return out
 
 
-def report(sample: list[tuple[dict, dict]], verdicts: list[dict]) -> dict:
-    judged = {(v["record"], v["node"]): v for v in verdicts}
-    missing = [(r["id"], n["text"]) for r, n in sample if (r["id"], n["text"]) not in judged]
-    if missing:
-        raise SystemExit(f"{VERDICTS.name}: no verdict for {len(missing)} sampled nodes (the data changed?), "
-                         f"e.g. {missing[0]}: rerun `sample` and judge them")
-    rows = [judged[(r["id"], n["text"])] for r, n in sample]
-    genuine = sum(1 for v in rows if v["genuine"])
-    return {"n": len(rows), "genuine": genuine, "precision": round(genuine / len(rows), 3),
-            "not_genuine": [f"{v['record']}: {v['node']} ({v['why']})" for v in rows if not v["genuine"]]}
+def read_jsonl(path: Path) -> list[dict]:
+    with open(path, encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
 
 
-def card_section(result: dict, seed: int) -> str:
-    lines = [f"{result['n']} nodes drawn at random (seed {seed}) from the four test sets, each read by hand with its problem: "
-             f"**{result['genuine']} of {result['n']} ({result['precision']:.0%}) are genuine "
-             "intermediate results** (a value computed, an equation set up, a key expression a solver passes "
-             "through). The others:"]
-    lines += [f"* {item}" for item in result["not_genuine"]] or ["* none"]
-    lines.append("\nVerdicts: `benchmarks/node_audit.json`; `python benchmarks/node_audit.py report` recomputes this.")
+def score(precision: list[dict], recall: list[dict]) -> dict:
+    """Per benchmark: label counts, GOOD and GOOD+ROUTE shares, recall (see the module doc)."""
+    current = {name: {r["id"]: r for r in records(name)} for name in SETS}
+    stale = [v for v in precision if v["node"] not in {n["text"] for n in current[v["benchmark"]][v["record"]]["nodes"]}]
+    if stale:
+        raise SystemExit(f"{len(stale)} judged nodes are no longer in their records (the data changed since the "
+                         f"audit), e.g. {stale[0]['record']}: {stale[0]['node']!r}: draw a new sample and judge it")
+    bad = [v for v in precision if v["label"] not in LABELS]
+    if bad:
+        raise SystemExit(f"unknown label {bad[0]['label']!r} for {bad[0]['record']} (labels: {', '.join(LABELS)})")
+    out = {}
+    for name in SETS:
+        labels = Counter(v["label"] for v in precision if v["benchmark"] == name)
+        n = sum(labels.values())
+        keys = [k for v in recall if v["benchmark"] == name for k in v["key_results"]]
+        out[name] = {"nodes": n, "labels": {label: labels.get(label, 0) for label in LABELS},
+                     "good_pct": round(100 * labels["GOOD"] / n, 1) if n else None,
+                     "good_route_pct": round(100 * (labels["GOOD"] + labels["ROUTE"]) / n, 1) if n else None,
+                     "records": len({v["record"] for v in recall if v["benchmark"] == name}),
+                     "key_results": len(keys),
+                     "recall_pct": round(100 * sum(bool(k["found"]) for k in keys) / len(keys), 1) if keys else None}
+    return out
+
+
+def card_section(result: dict) -> str:
+    names = {"math500": "MATH-500", "gsm8k": "GSM8K", "aime24": "AIME 2024", "aime25": "AIME 2025"}
+    lines = ["| benchmark | nodes judged | GOOD | GOOD+ROUTE | " + " | ".join(LABELS[1:]) + " | recall (key results found) |",
+             "|---|---:|---:|---:|" + "---:|" * (len(LABELS) - 1) + "---|"]
+    for name in SETS:
+        r = result[name]
+        other = " | ".join(str(r["labels"][label]) for label in LABELS[1:])
+        lines.append(f"| {names[name]} | {r['nodes']} | **{r['good_pct']}%** | {r['good_route_pct']}% | {other} | "
+                     f"**{r['recall_pct']}%** ({r['key_results']} key results of {r['records']} records) |")
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("command", choices=("sample", "report"))
-    parser.add_argument("--n", type=int, default=50)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--card", help="write the result into this data card (between its audit markers)")
+    parser.add_argument("command", choices=("sample", "recall-sample", "report"))
+    parser.add_argument("--per-benchmark", type=int)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--out", help="sample: write the sheet here (JSON lines)")
+    parser.add_argument("--verdicts", default=str(VERDICTS), help="report: the folder of precision.jsonl and recall.jsonl")
+    parser.add_argument("--card", help="report: write the result into this data card (between its audit markers)")
     args = parser.parse_args(argv)
-    sample = draw(args.n, args.seed)
-    if args.command == "sample":
-        show(sample)
+    if args.command in ("sample", "recall-sample"):
+        rows = (draw_nodes(args.per_benchmark or 40, args.seed) if args.command == "sample"
+                else draw_records(args.per_benchmark or 10, args.seed))
+        text = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+        if args.out:
+            Path(args.out).write_text(text, encoding="utf-8")
+            print(f"{len(rows)} rows -> {args.out}")
+        else:
+            sys.stdout.write(text)
         return 0
-    result = report(sample, json.loads(VERDICTS.read_text(encoding="utf-8")))
+    folder = Path(args.verdicts)
+    try:
+        result = score(read_jsonl(folder / "precision.jsonl"), read_jsonl(folder / "recall.jsonl"))
+    except (OSError, ValueError, KeyError) as exc:
+        parser.error(f"--verdicts {folder}: {exc}")
     print(json.dumps(result, indent=2))
+    print(card_section(result))
     if args.card:
-        write_section(args.card, CARD_START, CARD_END, card_section(result, args.seed))
+        write_section(args.card, CARD_START, CARD_END, card_section(result))
     return 0
 
 

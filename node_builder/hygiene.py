@@ -38,21 +38,30 @@ _CONGRUENCE = re.compile(r"\\equiv|≡")
 _MODULUS = re.compile(r"\\p?mod\b|\\bmod\b|\bmod\b|\(\s*mod", re.I)
 
 
+def _bars(text: str) -> int:
+    r"""Absolute-value bars (``|``, ``\lvert``/``\rvert``; not ``\|`` or ``\mid``)."""
+    return len(re.findall(r"(?<!\\)\|", text)) + len(re.findall(r"\\[lr]vert\b", text))
+
+
 def malformed(text: str) -> str | None:
     """Why ``text`` is not a well-formed statement or term (a FRAGMENT), else ``None``.
 
     >>> malformed("\\\\frac{1}{2} \\\\times"), malformed("a_1, a_2,"), malformed("(3, 4")
     ('dangling operator', 'dangling operator', 'unbalanced brackets')
-    >>> malformed("-5 + 18 = 13"), malformed("n \\\\equiv 3 \\\\pmod{7}")
-    (None, None)
+    >>> malformed("-5 + 18 = 13"), malformed("n \\\\equiv 3 \\\\pmod{7}"), malformed("|M| + |S| - |M")
+    (None, None, 'unbalanced brackets')
+    >>> malformed("\\\\mathbf{i} & \\\\mathbf{j} & \\\\mathbf{k}"), malformed("|x - 3| = 5")
+    ('a row of an aligned block', None)
     """
     stripped = text.strip()
     if not stripped:
         return "empty"
     if _LEADING_OP.search(stripped) or _TRAILING_OP.search(stripped):
         return "dangling operator"
-    if not balanced(stripped):
+    if not balanced(stripped) or _bars(stripped) % 2:
         return "unbalanced brackets"
+    if re.search(r"(?<!\\)&|\\\\", stripped):
+        return "a row of an aligned block"
     if _CONGRUENCE.search(stripped) and not _MODULUS.search(stripped):
         return "congruence without modulus"
     if any(not side.strip() for side in re.split(r"(?<![<>!:\\])=(?!=)", stripped)):

@@ -26,7 +26,10 @@ key of :data:`DROP_REASONS`), or ``None``:
    ``:=``.
 7. **false_arithmetic** (WRONG) -- equations between two different exact values (``1 = 5``: a
    chain read across matrix rows or cases).
-8. **generic** (DEFINITION) -- an identity with no specific number (``a^2 - b^2 = (a-b)(a+b)``).
+8. **generic** (DEFINITION) -- no specific number (:func:`node_builder.hygiene.digit_free`) and
+   either none of the problem's symbols (``\binom{n}{r} = \frac{n!}{r!(n-r)!}``,
+   ``r = \sqrt{x^2+y^2}`` for a problem about the point ``(0, 3)``) or an identity
+   (``a^2 - b^2 = (a-b)(a+b)``).
 
 Generic formulas that are no rational identity (``\sin^2\theta + \cos^2\theta = 1``,
 ``c^2 = a^2 + b^2``) are recognised across the build
@@ -45,7 +48,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from node_builder.asked import Asked, asked, is_answer_form
-from node_builder.hygiene import digit_free, is_identity, malformed
+from node_builder.hygiene import digit_free, is_identity, malformed, symbols_of
 from node_builder.matcher import ID, NUM, canonical_key, covered, number_of, numbers_in, rational, surd_value, tokenize_form
 from node_builder.number_words import number_words
 from node_builder.schema import Node, Problem
@@ -278,8 +281,11 @@ def drop_reason(node: Node, cluster, facts: Facts, pieces: set) -> str | None:
             return "trivial"  # a computation of a trivial number (2/2 = 1, 4 - 2 = 2)
     if _is_definition(node, cluster):
         return "definition"
-    if node.kind == "equation" and digit_free(node.text) and is_identity(node.text):
-        return "generic"  # an identity any problem may use (a^2 - b^2 = (a-b)(a+b))
+    if node.kind != "value" and digit_free(node.text):
+        if not symbols_of(node.text) & facts.problem_symbols:
+            return "generic"  # a formula in symbols the problem does not have (r = \sqrt{x^2+y^2})
+        if node.kind == "equation" and is_identity(node.text):
+            return "generic"  # an identity any problem may use (a^2 - b^2 = (a-b)(a+b))
     return None
 
 
