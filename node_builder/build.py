@@ -111,10 +111,7 @@ def source_fingerprints(specs: list[str]) -> list[str]:
 def import_problems(sources: list[str], benchmark: str, fields: dict | None) -> ImportResult:
     """Load and merge the sources; skipped lines go to stderr; no usable problem is an :class:`InputError`."""
     imported = load_sources(sources, benchmark, fields=fields)
-    for skip in imported.skipped:
-        print(f"skipped {skip.where}" + (f" ({skip.problem_id})" if skip.problem_id else "")
-              + f": {skip.reason}", file=sys.stderr)
-    for file, count in imported.files.items():
+    for file, count in imported.files.items():  # before the skipped lines: the error is the one line
         if count.failed_share() > MAX_FAILED_SHARE:
             first = next((s for s in imported.skipped if s.where.rsplit(":", 1)[0] == file
                           and not s.reason.endswith("holds no output")), None)
@@ -122,6 +119,9 @@ def import_problems(sources: list[str], benchmark: str, fields: dict | None) -> 
                              f"rows with an output do not join the "
                              f"{benchmark} problems" + (f" (first: {first.where}: {first.reason})" if first else "")
                              + "; is it a run of this benchmark, read through the right map?")
+    for skip in imported.skipped:
+        print(f"skipped {skip.where}" + (f" ({skip.problem_id})" if skip.problem_id else "")
+              + f": {skip.reason}", file=sys.stderr)
     if not imported.problems:
         raise InputError(f"no usable problem in the sources ({len(imported.skipped)} skipped): "
                          + ", ".join(sources))

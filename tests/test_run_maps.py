@@ -230,6 +230,12 @@ def test_a_run_file_that_mostly_fails_to_join_stops_the_build(tmp_path):
         build_file("math500", BASE["math500"] + [f"runs.llm-reasoners:{run}"], tmp_path / "out.jsonl",
                    tmp_path / "w", BuildConfig(), quiet=True)
     assert not (tmp_path / "out.jsonl").exists() and not (tmp_path / "w").exists()
+    cli = subprocess.run([sys.executable, "-m", "node_builder", "build", "--benchmark", "math500", "--source",
+                          BASE["math500"][0], "--source", f"runs.llm-reasoners:{run}", "--out", str(tmp_path / "o.jsonl"),
+                          "--workdir", str(tmp_path / "w")], capture_output=True, text=True, timeout=300,
+                         env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1"})
+    assert cli.returncode == 2 and len(cli.stderr.strip().splitlines()) == 1, cli.stderr
+    assert f"{run}: 8 of 8 rows with an output do not join" in cli.stderr and f"(first: {run}:1: " in cli.stderr
 
 
 def test_a_run_whose_model_mostly_wrote_nothing_is_not_a_failed_join():
@@ -256,6 +262,11 @@ def test_a_map_naming_a_field_the_file_lacks_is_refused_before_any_work(tmp_path
     folder.mkdir()
     (folder / "gpt4_COT@x.jsonl").write_bytes(faithful.read_bytes())  # no companion file beside it
     assert "needs the companion file" in check_fields(folder, RUN_MAPS["faithful-cot"])
+    rows = [json.loads(line) for line in (RUNS / "faithful_cot/gsm8k/test@3017843.jsonl").open()]
+    (folder / "test@3017843.jsonl").write_text("".join(json.dumps({"problem": r["question"]}) + "\n" for r in rows))
+    assert check_fields(folder, RUN_MAPS["faithful-cot"]) == (
+        f"{folder / 'test@3017843.jsonl'}: map 'faithful-cot' reads field 'question' (statement), which none of "
+        "its first 8 rows has")
 
 
 def test_the_cli_says_it_in_one_line_with_exit_status_2(tmp_path):
@@ -330,3 +341,20 @@ def test_every_staged_run_file_is_read_by_one_map_of_its_benchmark():
     left_out = {"trajectories/llm_reasoners/process/gsm8k_human_labels@6538cc0.jsonl",  # process labels
                 "trajectories/faithful_cot/gsm8k/test@3017843.jsonl"}  # the companion of the Faithful-CoT runs
     assert set(taken) == staged - left_out and set(taken.values()) == {1}
+
+
+def test_json_nested_deeper_than_the_decoder_goes_costs_its_row_only(tmp_path):
+    good = (RUNS / "llm_reasoners/gsm8k/dbrx@ff89b95.jsonl").read_text().splitlines()[0]
+    run = tmp_path / "jsonl" / "dbrx@x.jsonl"
+    run.parent.mkdir()
+    run.write_text("[" * 200_000 + "]" * 200_000 + "\n" + good + "\n")
+    loaded = load(run.parent, "gsm8k", RUN_MAPS["llm-reasoners"])
+    assert [(s.where, s.reason) for s in loaded.skipped] == [(f"{run}:1", "JSON nested too deeply at column 1")]
+    assert len(loaded.problems) == 1
+    tools = (RUNS / "skythought_tools/aime24/Qwen2.5-32B-Instruct-still2_sys_zero@7d33531.json").read_text()
+    deep = tmp_path / "json" / "Qwen2.5-32B-Instruct-x@y.json"
+    deep.parent.mkdir()
+    deep.write_text(tools.rstrip()[:-1].rstrip() + ',\n    "deep": ' + "[" * 200_000 + "]" * 200_000 + "\n}")
+    loaded = load(deep.parent, "aime24", RUN_MAPS["skythought-tools"])
+    assert len(loaded.problems) == 1 and loaded.skipped[0].reason.startswith("JSON nested too deeply")
+    assert loaded.skipped[0].where == f"{deep}:23"

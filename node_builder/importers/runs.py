@@ -281,6 +281,8 @@ def _json_rows(file: Path) -> Iterator[tuple[str, Any]]:
                 pos = skip(pos + 1)
     except json.JSONDecodeError as err:
         yield where(err.pos), BadInput(where(err.pos), f"malformed JSON ({err.msg}); the rest of the file is not read")
+    except RecursionError:
+        yield where(start), BadInput(where(start), "JSON nested too deeply; the rest of the file is not read")
 
 
 def read_rows(file: Path, layout: str) -> Iterator[tuple[str, Any]]:
@@ -489,7 +491,7 @@ def check_fields(path: str | Path, run_map: RunMap) -> str | None:
             if not companion.is_file():
                 return f"{file}: map {run_map.name!r} needs the companion file {companion}, which does not exist"
             parsed = parse_path(run_map.companion_problem)
-            first = [row for _w, row in zip(range(CHECK_ROWS), read_jsonl(companion)) if isinstance(row, dict)]
+            first = [row for _i, (_w, row) in zip(range(CHECK_ROWS), read_jsonl(companion)) if isinstance(row, dict)]
             if first and not any(_resolves(row, parsed) for row in first):
                 return (f"{companion}: map {run_map.name!r} reads field {run_map.companion_problem!r} (statement), "
                         f"which none of its first {len(first)} rows has")
