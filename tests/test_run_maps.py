@@ -5,8 +5,8 @@ field map (node_builder/run_maps.py). Joins to the benchmark's problems, text cl
 file that mostly fails to join stops the build, a field map naming a field the file lacks is refused
 before any work.
 
-Fixtures: tests/fixtures/node_builder/runs/<repository>/<benchmark>/ -- real rows of each staged run,
-copied byte for byte (see the fixtures README), for the problems of tests/fixtures/node_builder/raw/."""
+Fixtures: tests/fixtures/node_builder/raw/trajectories/<repository>/<benchmark>/ -- real rows of each
+staged run, copied byte for byte (see the fixtures README), for the problems of tests/fixtures/node_builder/raw/."""
 
 import json
 import subprocess
@@ -26,7 +26,7 @@ from node_builder.shipped import SHIPPED
 
 REPO = Path(__file__).resolve().parents[1]
 FIX = REPO / "tests" / "fixtures" / "node_builder"
-RUNS = FIX / "runs"
+RUNS = FIX / "raw" / "trajectories"
 BASE = {"math500": [f"math500:{FIX}/raw/math500/test_ori.jsonl"],
         "gsm8k": [f"gsm8k:{FIX}/raw/gsm8k/test.jsonl"],
         "aime24": [f"aime24:{FIX}/raw/aime24/test.jsonl"]}
