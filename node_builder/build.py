@@ -195,8 +195,10 @@ def build_problems(todo: list[Problem], work: Workdir, done: dict, config: Build
 def run_file_summary(imported: ImportResult, problems: list[Problem], done: dict) -> dict[str, dict]:
     """Per run file: ``rows``, ``joined`` (problems), ``skipped`` (rows, listed on stderr),
     ``outside`` (rows of problems outside the benchmark), ``duplicates`` (repeated outputs
-    dropped), ``outputs`` (trajectories), ``correct`` (outputs our ``acc`` accepts) and
-    ``correct_problems`` (problems with one), counted over ``problems`` (``--limit`` aside)."""
+    dropped), ``outputs`` (trajectories), ``correct`` (outputs our ``acc`` accepts),
+    ``correct_problems`` (problems with one), counted over ``problems`` (``--limit`` aside), and
+    ``source_verdict_correct`` (rows the source's own grader marks correct, where its map reads one:
+    for comparison only)."""
     ids = {p.id for p in problems}
     correct: dict[str, int] = {}
     solved: dict[str, int] = {}
@@ -208,7 +210,8 @@ def run_file_summary(imported: ImportResult, problems: list[Problem], done: dict
     for file, count in imported.files.items():
         out[file] = {"rows": count.rows, "joined": len(count.joined & ids), "skipped": count.skipped,
                      "outside": count.outside, "duplicates": count.duplicates, "outputs": count.outputs,
-                     "correct": correct.get(file, 0), "correct_problems": solved.get(file, 0)}
+                     "correct": correct.get(file, 0), "correct_problems": solved.get(file, 0),
+                     "source_verdict_correct": count.verdict_true}
     return out
 
 

@@ -51,7 +51,8 @@ import ast
 import json
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -96,6 +97,7 @@ class NoOutput(BadInput):
     code): skipped and counted, but no sign that the file is of another benchmark or layout."""
 
 
+@lru_cache(maxsize=256)
 def parse_path(text: str) -> tuple:
     """A field path as a tuple: names and ``["keys"]`` -> str, ``[N]`` -> int, ``[k=v]`` -> (k, v)."""
     parts: list = []
