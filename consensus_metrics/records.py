@@ -75,7 +75,8 @@ def jsonl_values(path: str | Path, encoding_errors: str = "replace",
     * Bytes that are not UTF-8: ``encoding_errors="replace"`` reads them as U+FFFD (and tells
       ``on_bad_bytes(line number)``); ``"strict"`` makes the line a :class:`LineError`.
     * A lone surrogate (``"\\ud800"``: valid JSON, but no Unicode text, so it could never be
-      written out again) makes the line a :class:`LineError` in both modes.
+      written out again) makes the line a :class:`LineError` in both modes; so does JSON nested
+      deeper than the decoder's recursion limit.
     """
     if encoding_errors not in ("replace", "strict"):
         raise ValueError(f"encoding_errors must be 'replace' or 'strict', got {encoding_errors!r}")
@@ -95,6 +96,9 @@ def jsonl_values(path: str | Path, encoding_errors: str = "replace",
                 value = json.loads(line)
             except json.JSONDecodeError as err:
                 yield lineno, None, err
+                continue
+            except RecursionError:  # brackets nested deeper than the decoder goes: this line only
+                yield lineno, None, LineError("JSON nested too deeply", lineno, 1)
                 continue
             lone = _lone_surrogate(line)
             if lone is not None:

@@ -10,7 +10,14 @@
 A rerun with the same work dir continues where the last one stopped and writes the identical
 file (records are pure functions of their problem; samples are kept, never regenerated). One bad
 problem is logged as skipped and never stops the run. Unusable inputs raise :class:`InputError`
-before any work (the CLI prints it as one line, exit status 2).
+before any work (the CLI prints it as one line, exit status 2): a source that is missing or
+malformed, a run source whose field map names a field its files lack
+(:func:`node_builder.importers.runs.check_fields`), a run file most of whose rows fail to join
+the benchmark (:data:`MAX_FAILED_SHARE`), no usable problem at all.
+
+The summary counts, per run file (``runs``: :func:`run_file_summary`), its rows, the problems
+joined, the rows skipped (each listed on stderr as ``file:line: reason``), the rows outside the
+benchmark, the repeats dropped, and the correct outputs by the metric's own ``acc``.
 
 Example:
     >>> import tempfile
@@ -37,12 +44,18 @@ from consensus_metrics.outputs import OutputPathError, check_output_file
 from node_builder import BUILDER_VERSION
 from node_builder.generate import Generation, GenerationConfig
 from node_builder.gold_check import answers_of
-from node_builder.importers import load_sources, parse_source_spec
+from node_builder.importers import load_sources, parse_source_spec, run_map_of
 from node_builder.importers.result import ImportResult
+from node_builder.importers.runs import check_fields
 from node_builder.llm_extractor import LLMExtractor
 from node_builder.pipeline import BuildConfig, build_record, finalize
 from node_builder.schema import Problem
 from node_builder.workdir import Workdir, code_fingerprint, write_jsonl_atomic
+
+
+#: A run file with more than this share of its rows skipped (malformed, not in the benchmark, gold
+#: disagrees) stops the build: it is most likely a run of another benchmark or another layout.
+MAX_FAILED_SHARE = 0.5
 
 
 class InputError(Exception):
@@ -50,14 +63,21 @@ class InputError(Exception):
 
 
 def check_sources(specs: list[str]) -> None:
-    """Every ``KIND:PATH`` well-formed and present, else :class:`InputError`."""
+    """Every ``KIND:PATH`` well-formed and present, and every run source's field map naming
+    fields its files have, else :class:`InputError`."""
     for spec in specs:
         try:
-            _kind, path = parse_source_spec(spec)
+            kind, path = parse_source_spec(spec)
         except ValueError as err:
             raise InputError(str(err)) from None
         if not Path(path).exists():
             raise InputError(f"--source {spec}: {path} does not exist")
+    for spec in specs:
+        kind, path = parse_source_spec(spec)
+        run_map = run_map_of(kind)
+        problem = check_fields(path, run_map) if run_map is not None else None
+        if problem:
+            raise InputError(f"--source {spec}: {problem}")
 
 
 def check_out(out: Path, sources: list[str], workdir: Path, flag: str = "--out") -> None:
@@ -92,6 +112,14 @@ def source_fingerprints(specs: list[str]) -> list[str]:
 def import_problems(sources: list[str], benchmark: str, fields: dict | None) -> ImportResult:
     """Load and merge the sources; skipped lines go to stderr; no usable problem is an :class:`InputError`."""
     imported = load_sources(sources, benchmark, fields=fields)
+    for file, count in imported.files.items():  # before the skipped lines: the error is the one line
+        if count.failed_share() > MAX_FAILED_SHARE:
+            first = next((s for s in imported.skipped if s.where.rsplit(":", 1)[0] == file
+                          and not s.reason.endswith("holds no output")), None)
+            raise InputError(f"{file}: {count.skipped - count.empty} of {count.rows - count.outside - count.empty} "
+                             f"rows with an output do not join the "
+                             f"{benchmark} problems" + (f" (first: {first.where}: {first.reason})" if first else "")
+                             + "; is it a run of this benchmark, read through the right map?")
     for skip in imported.skipped:
         print(f"skipped {skip.where}" + (f" ({skip.problem_id})" if skip.problem_id else "")
               + f": {skip.reason}", file=sys.stderr)
@@ -111,12 +139,26 @@ def open_workdir(workdir: Path, benchmark: str, sources: list[str], config: Buil
     return Workdir(workdir, inputs, build)
 
 
+def correct_by_file(problem: Problem) -> dict[str, int]:
+    """``{run file: correct outputs}`` of a built problem (trajectories read from a run file)."""
+    counts: dict[str, int] = {}
+    for trajectory in problem.trajectories:
+        if trajectory.origin and trajectory.correct:
+            file = trajectory.origin.rsplit(":", 1)[0]
+            counts[file] = counts.get(file, 0) + 1
+    return counts
+
+
 def build_entry(problem: Problem, config: BuildConfig, extractor=None) -> dict:
-    """The records-log line of one problem: ``{"id", "record"}``, or ``{"id", "skipped": why}``
-    when building it raised (reported on stderr with a short traceback)."""
+    """The records-log line of one problem: ``{"id", "record", "answers", "correct_by_file"}``
+    (answers: :func:`node_builder.gold_check.answers_of`; the last only when run files gave it outputs), or ``{"id", "skipped": why}`` when building it raised
+    (reported on stderr with a short traceback)."""
     try:
-        record = build_record(problem, config, extractor)
-        return {"id": problem.id, "record": record, "answers": answers_of(problem)}
+        entry = {"id": problem.id, "record": build_record(problem, config, extractor), "answers": answers_of(problem)}
+        by_file = correct_by_file(problem)
+        if by_file:
+            entry["correct_by_file"] = by_file
+        return entry
     except Exception as exc:  # one bad problem never stops the run
         print(f"error building {problem.id} ({problem.origin or problem.id}): {type(exc).__name__}: {exc}",
               file=sys.stderr)
@@ -151,16 +193,43 @@ def build_problems(todo: list[Problem], work: Workdir, done: dict, config: Build
             backend.close()
 
 
+def run_file_summary(imported: ImportResult, problems: list[Problem], done: dict) -> dict[str, dict]:
+    """Per run file: ``rows``, ``joined`` (problems), ``skipped`` (rows, listed on stderr),
+    ``outside`` (rows of problems outside the benchmark), ``duplicates`` (repeated outputs
+    dropped), ``outputs`` (trajectories), ``correct`` (outputs our ``acc`` accepts),
+    ``correct_problems`` (problems with one), counted over ``problems`` (``--limit`` aside), and
+    ``source_verdict_correct`` (rows the source's own grader marks correct, where its map reads one:
+    for comparison only)."""
+    ids = {p.id for p in problems}
+    correct: dict[str, int] = {}
+    solved: dict[str, int] = {}
+    for problem in problems:
+        for file, n in done.get(problem.id, {}).get("correct_by_file", {}).items():
+            correct[file] = correct.get(file, 0) + n
+            solved[file] = solved.get(file, 0) + 1
+    out = {}
+    for file, count in imported.files.items():
+        out[file] = {"rows": count.rows, "joined": len(count.joined & ids), "skipped": count.skipped,
+                     "outside": count.outside, "duplicates": count.duplicates, "outputs": count.outputs,
+                     "correct": correct.get(file, 0), "correct_problems": solved.get(file, 0),
+                     "source_verdict_correct": count.verdict_true}
+    return out
+
+
 def summarize(benchmark: str, out: Path, workdir: Path, problems: list[Problem], records: list[dict],
               done: dict, imported: ImportResult) -> dict:
-    """The run's summary (counts of problems, records, nodes, skips, LLM replies that were garbage)."""
+    """The run's summary (counts of problems, records, nodes, skips, LLM replies that were garbage;
+    per run file: :func:`run_file_summary`)."""
     skipped_builds = [p for p in problems if "skipped" in done.get(p.id, {})]
-    return {"benchmark": benchmark, "out": str(out), "problems": len(problems),
-            "records": len(records), "with_nodes": sum(1 for r in records if r["nodes"]),
-            "nodes": sum(len(r["nodes"]) for r in records),
-            "skipped_inputs": len(imported.skipped), "skipped_problems": len(skipped_builds),
-            "llm_garbage_replies": sum(1 for r in records if r["provenance"]["llm"]["status"].startswith("garbage")),
-            "workdir": str(workdir)}
+    summary = {"benchmark": benchmark, "out": str(out), "problems": len(problems),
+               "records": len(records), "with_nodes": sum(1 for r in records if r["nodes"]),
+               "nodes": sum(len(r["nodes"]) for r in records),
+               "skipped_inputs": len(imported.skipped), "skipped_problems": len(skipped_builds),
+               "llm_garbage_replies": sum(1 for r in records if r["provenance"]["llm"]["status"].startswith("garbage")),
+               "workdir": str(workdir)}
+    if imported.files:
+        summary["runs"] = run_file_summary(imported, problems, done)
+    return summary
 
 
 def build_file(benchmark: str, sources: list[str], out: Path, workdir: Path, config: BuildConfig,

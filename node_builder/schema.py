@@ -40,6 +40,7 @@ class Trajectory:
     ``correct`` is True/False once known, None until the math-verify filter has run.
     ``voice`` is who solved it, for consensus: a model (its checkpoints are one voice) or
     ``"reference"`` for every human-written source; it defaults from ``source``.
+    ``origin`` is the ``file:line`` it was read from (model runs; the build counts per file).
     """
 
     text: str
@@ -47,6 +48,7 @@ class Trajectory:
     correct: bool | None = None
     equations: list[str] = field(default_factory=list)
     voice: str = ""
+    origin: str = ""  # "file:line" of a run's row
     pred: str = ""  # the final answer math-verify read from it (set by the filter; "" for references)
 
     def __post_init__(self):

@@ -7,9 +7,17 @@ repository>`` (:data:`DESTINATIONS`): the evaluation sets beside the lm-eval tas
 split beside the training recipes. With ``ROOT`` = the checkout (the default, ``.``) a build
 replaces the shipped files; with another folder it mirrors them there, for comparison.
 
+The evaluation sets read every staged model run of their benchmark (:data:`node_builder.run_maps.STAGED_RUNS`:
+MATH-500, GSM8K test and AIME 2024; the GSM8K train split has none and stays reference-only;
+AIME 2025 has none either).
+
 Example:
-    >>> shipped_sources("gsm8k", Path("/raw"))
+    >>> shipped_sources("gsm8k", Path("/raw"))[:2]
     ['gsm8k:/raw/gsm8k/test.jsonl', 'gsm8k-socratic:/raw/gsm8k/test_socratic.jsonl']
+    >>> shipped_sources("gsm8k", Path("/raw"))[2]
+    'runs.rho-cot:/raw/trajectories/rho/gsm8k'
+    >>> shipped_sources("gsm8k_train", Path("/raw"))
+    ['gsm8k:/raw/gsm8k/train.jsonl']
     >>> shipped_path("gsm8k_train", Path("/tmp/x")).as_posix()
     '/tmp/x/training_recipes/data/gsm8k_train.jsonl'
 """
@@ -17,6 +25,8 @@ Example:
 from __future__ import annotations
 
 from pathlib import Path
+
+from node_builder.run_maps import STAGED_RUNS, source_spec
 
 AIME25_SOLUTIONS = Path(__file__).resolve().parent / "sources" / "aime25_solutions.md"
 """The maintainer-written AIME 2025 solutions (part of the package, not of ``RAW``)."""
@@ -26,10 +36,15 @@ EVAL_DATA_DIR = "lm_eval_tasks/consensusbench/data"
 TRAIN_DATA_DIR = "training_recipes/data"
 """Where the training split lives (the training recipes' default ``dataset_path``)."""
 
+
+def _runs(benchmark: str) -> list[str]:
+    return [source_spec(map_name, folder) for map_name, folder in STAGED_RUNS[benchmark]]
+
+
 SHIPPED: dict[str, list[str]] = {
-    "math500": ["math500:{raw}/math500/test_ori.jsonl", "runs:{raw}/trajectories/skythought/math500"],
-    "gsm8k": ["gsm8k:{raw}/gsm8k/test.jsonl", "gsm8k-socratic:{raw}/gsm8k/test_socratic.jsonl"],
-    "aime24": ["aime24:{raw}/aime24/test.jsonl", "runs:{raw}/trajectories/skythought/aime24"],
+    "math500": ["math500:{raw}/math500/test_ori.jsonl", *_runs("math500")],
+    "gsm8k": ["gsm8k:{raw}/gsm8k/test.jsonl", "gsm8k-socratic:{raw}/gsm8k/test_socratic.jsonl", *_runs("gsm8k")],
+    "aime24": ["aime24:{raw}/aime24/test.jsonl", *_runs("aime24")],
     "aime25": ["aime25:{raw}/aime25/matharena", "aime25-solutions:{solutions}"],
     "gsm8k_train": ["gsm8k:{raw}/gsm8k/train.jsonl"],
 }

@@ -10,7 +10,8 @@ A source is named ``KIND:PATH`` on the command line. Kinds:
 ``aime25``           MathArena AIME 2025 folder (problems + answers, no solutions)
 ``aime25-solutions`` maintainer-written solutions markdown (``## 2025-I-1`` sections)
 ``jsonl``            generic dump of sampled trajectories (field map, see ``jsonl_dump``)
-``runs``             evaluation runs of models, one file per run (``model_runs``)
+``runs``             evaluation runs of models, one file per run, Qwen2.5-Math harness layout (``model_runs``)
+``runs.MAP``         evaluation runs read through the field map ``MAP`` (``runs``, :mod:`node_builder.run_maps`)
 ``samples``          a sampling build's ``WORKDIR/samples.jsonl`` (one voice per model, ``samples``)
 ``dapo``             DAPO-Math-17K, verl parquet: problems and integer answers (``dapo``)
 ==================  =========================================================================
@@ -20,14 +21,19 @@ has an id defines the problem; later sources add trajectories, and a later sourc
 disagrees is rejected for that problem (skipped with the reason, nothing else changes). A later
 problem under an id no earlier source has, whose statement (whitespace aside) is that of exactly
 one earlier problem, is merged into that problem: ids derived from file names or line numbers
-(GSM8K) must not keep renamed copies of one benchmark apart. Sources that name problems by
-statement only (``runs``: no id) must match an earlier problem so; one the benchmark does not have
-is skipped with its ``file:line``. Answers agree when they are the same text up to spacing, ``$``
-and leading zeros, or when math-verify finds them equal (``\\frac{1}{2}`` and ``0.5``).
+(GSM8K) must not keep renamed copies of one benchmark apart. Model runs (``runs``, ``runs.MAP``)
+never add a problem: a run row names one by statement or by id, and a row whose problem the
+benchmark does not have is skipped with its ``file:line`` (or, for a run that covers more than
+the benchmark, counted as outside). A run row without a gold answer takes the benchmark's.
+Answers agree when they are the same text up to spacing, ``$`` and leading zeros, or when
+math-verify finds them equal (``\\frac{1}{2}`` and ``0.5``). Per run file, the result counts
+rows, outputs, joined problems, skipped and outside rows (:class:`~node_builder.importers.result.FileCount`).
 
 Example:
     >>> parse_source_spec("gsm8k-socratic:/raw/gsm8k/test_socratic.jsonl")
     ('gsm8k-socratic', '/raw/gsm8k/test_socratic.jsonl')
+    >>> parse_source_spec("runs.rho-cot:/raw/trajectories/rho/math500")
+    ('runs.rho-cot', '/raw/trajectories/rho/math500')
 """
 
 from __future__ import annotations
@@ -37,8 +43,8 @@ from functools import partial
 from pathlib import Path
 from typing import Callable
 
-from node_builder.importers import aime24, aime25, dapo, gsm8k, jsonl_dump, math500, model_runs, samples
-from node_builder.importers.result import ImportResult
+from node_builder.importers import aime24, aime25, dapo, gsm8k, jsonl_dump, math500, model_runs, runs, samples
+from node_builder.importers.result import FileCount, ImportResult
 from node_builder.schema import Problem, Skipped
 
 Loader = Callable[..., ImportResult]
@@ -57,10 +63,35 @@ IMPORTERS: dict[str, Loader] = {
 }
 
 
+RUN_KIND_PREFIX = "runs."
+
+
+def run_map_of(kind: str):
+    """The field map a run source kind reads through (``runs`` or ``runs.MAP``), else None."""
+    from node_builder.run_maps import RUN_MAPS  # the maps import the importers: looked up when used
+
+    if kind == "runs":
+        return model_runs.SKYTHOUGHT
+    if kind.startswith(RUN_KIND_PREFIX):
+        return RUN_MAPS.get(kind[len(RUN_KIND_PREFIX):])
+    return None
+
+
+def loader(kind: str) -> Loader:
+    """The import function of a source kind (see the module doc)."""
+    run_map = run_map_of(kind)
+    if run_map is not None:
+        return partial(runs.load, run_map=run_map)
+    return IMPORTERS[kind]
+
+
 def parse_source_spec(spec: str) -> tuple[str, str]:
     kind, sep, path = spec.partition(":")
-    if not sep or kind not in IMPORTERS or not path:
-        raise ValueError(f"bad --source {spec!r}: expected KIND:PATH with KIND one of {sorted(IMPORTERS)}")
+    if not sep or not path or (kind not in IMPORTERS and run_map_of(kind) is None):
+        from node_builder.run_maps import RUN_MAPS
+
+        raise ValueError(f"bad --source {spec!r}: expected KIND:PATH with KIND one of {sorted(IMPORTERS)} "
+                         f"or runs.MAP with MAP one of {sorted(RUN_MAPS)}")
     return kind, path
 
 
@@ -99,16 +130,24 @@ def load_sources(specs: list[str], benchmark: str, fields: dict[str, str] | None
         kwargs = {"benchmark": benchmark}
         if kind == "jsonl":
             kwargs["fields"] = fields
-        loaded = IMPORTERS[kind](path, **kwargs)
+        loaded = loader(kind)(path, **kwargs)
         merged.skipped.extend(loaded.skipped)
+        merged.files.update(loaded.files)
         earlier = dict(by_statement)
         for problem in loaded.problems:
             statement = text_key(problem.problem)
+            count = loaded.files.get(problem.origin.rsplit(":", 1)[0]) if loaded.files else None
             base = by_id.get(problem.id) if problem.id else None
             base = base or (earlier.get(statement) if statement else None)
-            if base is None and not problem.id:  # named by its statement only
-                merged.skipped.append(Skipped(problem.origin or spec, "problem not in the benchmark "
-                                              f"(no single {benchmark} problem has this statement)"))
+            if base is None and (loaded.join_only or not problem.id):  # a run names a problem, never adds one
+                _count(count, "outputs", -len(problem.trajectories))
+                if loaded.outside_ok:
+                    _count(count, "outside")
+                    continue
+                named = (f"no {benchmark} problem has the id {problem.id!r}" if problem.id and not statement
+                         else f"no single {benchmark} problem has this statement")
+                merged.skipped.append(Skipped(problem.origin or spec, f"problem not in the benchmark ({named})"))
+                _count(count, "skipped")
                 continue
             if base is None:
                 by_id[problem.id] = problem
@@ -116,12 +155,16 @@ def load_sources(specs: list[str], benchmark: str, fields: dict[str, str] | None
                 if statement:
                     by_statement[statement] = None if statement in by_statement else problem
                 continue
-            if not same_answer(base.answer, problem.answer):
+            if (problem.answer or not loaded.join_only) and not same_answer(base.answer, problem.answer):
                 merged.skipped.append(Skipped(
                     problem.origin or spec,
                     f"answer {problem.answer!r} disagrees with {base.answer!r} from {base.origin}; "
                     f"its {len(problem.trajectories)} trajectories are not used", base.id))
+                _count(count, "skipped")
+                _count(count, "outputs", -len(problem.trajectories))
                 continue
+            if count is not None:
+                count.joined.add(base.id)
             base.trajectories.extend(problem.trajectories)
             if not base.solution and problem.solution:
                 base.solution = problem.solution
@@ -130,3 +173,8 @@ def load_sources(specs: list[str], benchmark: str, fields: dict[str, str] | None
             if problem.note and not base.note:
                 base.note = problem.note
     return merged
+
+
+def _count(count: FileCount | None, what: str, add: int = 1) -> None:
+    if count is not None:
+        setattr(count, what, getattr(count, what) + add)
