@@ -34,6 +34,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import multiprocessing
+import os
 import sys
 import traceback
 from pathlib import Path
@@ -166,10 +168,43 @@ def build_entry(problem: Problem, config: BuildConfig, extractor=None) -> dict:
         return {"id": problem.id, "skipped": f"{type(exc).__name__}: {exc}"[:500]}
 
 
+_WORKER_CONFIG: BuildConfig | None = None
+
+
+def _init_worker(config: BuildConfig) -> None:
+    global _WORKER_CONFIG
+    _WORKER_CONFIG = config
+
+
+def _build_in_worker(problem: Problem) -> dict:
+    return build_entry(problem, _WORKER_CONFIG)
+
+
+def default_workers() -> int:
+    """Worker processes of a build without generation: the machine's cores, at most 8."""
+    return max(1, min(8, os.cpu_count() or 1))
+
+
+def build_parallel(todo: list[Problem], work: Workdir, done: dict, config: BuildConfig, bar: tqdm,
+                   workers: int) -> None:
+    """Build ``todo`` in ``workers`` forked processes (each with its own answer-check sandbox);
+    the parent logs every line in problem order, so the records are those of a serial build."""
+    context = multiprocessing.get_context("fork")
+    with context.Pool(workers, initializer=_init_worker, initargs=(config,)) as pool:
+        for problem, entry in zip(todo, pool.imap(_build_in_worker, todo, chunksize=2)):
+            work.records.append(entry)
+            done[problem.id] = entry
+            bar.update(1)
+
+
 def build_problems(todo: list[Problem], work: Workdir, done: dict, config: BuildConfig,
-                   stage: Generation | None, bar: tqdm) -> None:
+                   stage: Generation | None, bar: tqdm, workers: int = 1) -> None:
     """Build ``todo`` in batches (``stage``: sample and attach each batch first), logging each
-    problem's line as soon as it is built; ``done`` gains the lines."""
+    problem's line as soon as it is built; ``done`` gains the lines. Without generation or an
+    LLM extractor, ``workers > 1`` builds in parallel (:func:`build_parallel`)."""
+    if stage is None and config.extractor == "rules" and workers > 1 and len(todo) > 1:
+        build_parallel(todo, work, done, config, bar, workers)
+        return
     backend = extractor = None
     if todo and stage is not None:
         backend = stage.config.make_backend()
@@ -234,12 +269,13 @@ def summarize(benchmark: str, out: Path, workdir: Path, problems: list[Problem],
 
 def build_file(benchmark: str, sources: list[str], out: Path, workdir: Path, config: BuildConfig,
                generation: GenerationConfig | None = None, limit: int | None = None,
-               fields: dict | None = None, quiet: bool = False) -> dict:
+               fields: dict | None = None, quiet: bool = False, workers: int = 1) -> dict:
     """Build one file (see the module docstring); returns the summary dict (also printed unless ``quiet``).
 
     ``sources``: ``KIND:PATH`` specs (:mod:`node_builder.importers`); ``generation``: sample
     with a backend too (:mod:`node_builder.generate`); ``limit``: the first N problems only;
-    ``fields``: the ``jsonl`` importer's field map.
+    ``fields``: the ``jsonl`` importer's field map; ``workers``: processes building problems
+    (rule-based builds; the output is the same for any number).
     """
     check_sources(sources)
     check_out(out, sources, workdir)
@@ -251,7 +287,7 @@ def build_file(benchmark: str, sources: list[str], out: Path, workdir: Path, con
     stage = Generation(generation, work.samples) if generation else None
     bar = tqdm(total=len(problems), initial=len(problems) - len(todo), desc=benchmark,
                unit="problem", disable=quiet, file=sys.stderr)
-    build_problems(todo, work, done, config, stage, bar)
+    build_problems(todo, work, done, config, stage, bar, workers)
     bar.close()
     if stage is not None:  # problems built in an earlier run: their samples join the background too
         stage.attach_kept(problems, skip={p.id for p in todo})

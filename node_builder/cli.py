@@ -43,7 +43,7 @@ from pathlib import Path
 
 from consensus_metrics.argtypes import fraction, nonnegative_float, positive_int
 from node_builder.backends import BACKENDS, SamplingConfig
-from node_builder.build import InputError, build_file, check_out, check_sources
+from node_builder.build import InputError, build_file, check_out, check_sources, default_workers
 from node_builder.generate import GenerationConfig
 from node_builder.pipeline import BuildConfig
 from node_builder.consensus import ConsensusRule
@@ -112,7 +112,8 @@ def cmd_build(args) -> int:
     fields = dict(kv.split("=", 1) for kv in args.map) if args.map else None
     workdir = Path(args.workdir or f"runs/node_builder/{args.benchmark}")
     summary = build_file(args.benchmark, args.source, Path(args.out), workdir, _config_from_args(args),
-                         _generation_from_args(args), limit=args.limit, fields=fields, quiet=args.quiet)
+                         _generation_from_args(args), limit=args.limit, fields=fields, quiet=args.quiet,
+                         workers=args.workers)
     bad = summary["skipped_inputs"] + summary["skipped_problems"]
     return 1 if (args.strict and bad) else 0
 
@@ -134,12 +135,12 @@ def cmd_build_all(args) -> int:
         specs, out = shipped_sources(name, raw), shipped_path(name, root)
         workdir = Path(args.workdir_root) / name
         try:
-            summary = build_file(name, specs, out, workdir, config, quiet=args.quiet)
+            summary = build_file(name, specs, out, workdir, config, quiet=args.quiet, workers=args.workers)
         except WorkdirMismatch as exc:  # the raw sources changed: keep the old dir, start a new one
             aside = workdir.with_name(f"{name}.old-{time.strftime('%Y%m%d-%H%M%S')}")
             workdir.rename(aside)
             print(f"build-all: {exc}; moved it to {aside}", file=sys.stderr)
-            summary = build_file(name, specs, out, workdir, config, quiet=args.quiet)
+            summary = build_file(name, specs, out, workdir, config, quiet=args.quiet, workers=args.workers)
         bad += summary["skipped_inputs"] + summary["skipped_problems"]
     return 1 if (args.strict and bad) else 0
 
@@ -170,6 +171,9 @@ def _add_refine_args(p: argparse.ArgumentParser) -> None:
                    help="no nodes for a problem with a single voice (nothing to agree on)")
     p.add_argument("--strict", action="store_true", help="exit 1 when anything was skipped")
     p.add_argument("--quiet", action="store_true", help="no progress bar or summary")
+    p.add_argument("--workers", type=positive_int, default=default_workers(),
+                   help="processes building problems of a rule-based build, >= 1 (default: the cores, at most 8; "
+                        "the output does not depend on it)")
 
 
 def make_parser() -> argparse.ArgumentParser:

@@ -174,3 +174,21 @@ def test_build_all_names_the_missing_raw_file_and_the_layout(tmp_path):
     _one_line_error(run, f"--raw {FIX / 'raw'}: math500: --source runs:{FIX / 'raw'}/trajectories/skythought/math500")
     assert "(layout: node_builder/README.md, 'Raw sources')" in run.stderr
     assert not (tmp_path / "root").exists()
+
+
+def test_a_parallel_build_writes_the_serial_build_byte_for_byte(tmp_path):
+    from node_builder.shipped import shipped_sources
+
+    # the fixture raw folder holds real rows of every staged GSM8K run: several voices per problem
+    sources = [spec for spec in shipped_sources("gsm8k", FIX / "raw") if Path(spec.partition(":")[2]).exists()]
+    outs = []
+    for workers in (1, 2):
+        out = tmp_path / f"out{workers}.jsonl"
+        args = ["build", "--benchmark", "gsm8k", "--out", str(out), "--workdir", str(tmp_path / f"w{workers}"),
+                "--quiet", "--workers", str(workers)]
+        for source in sources:
+            args += ["--source", source]
+        run = _cli(*args, cwd=tmp_path)
+        assert run.returncode == 0, run.stderr
+        outs.append(out.read_bytes())
+    assert outs[0] == outs[1] and outs[0].count(b"\n") >= 5
