@@ -449,6 +449,9 @@ def build_parser() -> argparse.ArgumentParser:
                             "(default auto; without --tokenizer: false)")
     score.add_argument("--quiet", action="store_true", help="no progress bar")
     score.set_defaults(func=cmd_score)
+    from .locate_cli import add_parser as add_locate_parser  # python -m consensus_metrics locate
+
+    add_locate_parser(sub)
     return parser
 
 
