@@ -157,14 +157,15 @@ def _to_float(value: tuple) -> float | None:
         return None
 
 
-def _rounds(written: tuple, places: int, other: tuple) -> bool:
-    """Whether ``written`` (a numeral with ``places`` decimals) rounds ``other``: ``other`` has no
-    exact ``places``-decimal form and lies within one unit of the last place."""
+def _rounds(written: tuple, places: int, other: tuple, scale: int = 1) -> bool:
+    """Whether ``written`` (a numeral with ``places`` decimals, times ``1/scale``: a percentage
+    has scale 100) rounds ``other``: ``other`` has no exact ``places``-decimal form and lies
+    within one unit of the last place."""
     exact = rational(other)
-    if exact is not None and (exact * 10 ** places).denominator == 1:
+    if exact is not None and (exact * scale * 10 ** places).denominator == 1:
         return False  # it can be written exactly with these places: rounding is no excuse
     w, o = _to_float(written), _to_float(other)
-    return w is not None and o is not None and abs(w - o) <= 10.0 ** -places * 1.000001
+    return w is not None and o is not None and abs(w - o) * scale <= 10.0 ** -places * 1.000001
 
 
 def step_facts(text: str, deadline: Deadline = NO_DEADLINE) -> StepFacts:
@@ -299,8 +300,9 @@ def _whole(text: str, side) -> str:
 def _approximately(text, toks, a, va, a_bare, b, vb, b_bare) -> bool:
     for side, value, is_bare, other in ((b, vb, b_bare, va), (a, va, a_bare, vb)):
         if is_bare:
-            places = _decimals(text[toks.starts[side.lo]:toks.ends[side.hi - 1]].lstrip("-−"))
-            if places is not None and _rounds(value, places, other):
+            raw = text[toks.starts[side.lo]:toks.ends[side.hi - 1]].lstrip("-−")
+            places = _decimals(raw)
+            if places is not None and _rounds(value, places, other, 100 if raw.rstrip().endswith("%") else 1):
                 return True
     return False
 

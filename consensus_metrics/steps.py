@@ -11,6 +11,9 @@ A step is a span ``text[start:end]`` of the solution; ``body`` is that span with
 3. **paragraphs** -- blocks separated by a blank line (ProcessBench's own split of model output);
 4. **lines** -- every non-empty line, when the text has no blank line.
 
+A step label that opens a paragraph or a line is left out of its body too (``Step 1 - 3 + 4 = 7``
+states ``3 + 4 = 7``, not ``1 - 3 + 4 = 7``).
+
 Whitespace-only pieces are never steps; a text without any non-space character has no step.
 
 >>> [s.body for s in split_steps("Step 1 - 3 + 4 = 7\nStep 2 - The answer is 7")]
@@ -60,10 +63,10 @@ def split_steps(text: str) -> list[Step]:
     if not cuts:
         cuts = [m.span() for m in re.finditer(r"\n", text)]
     spans, at = [], 0
-    for lo, hi in cuts:
-        spans.append((at, lo, at))
+    for lo, hi in cuts + [(len(text), len(text))]:
+        label = _LABEL_RE.match(text, at, lo)  # a lone "Step 1 -" still labels its step
+        spans.append((at, lo, label.end() if label else at))
         at = hi
-    spans.append((at, len(text), at))
     return _steps(text, spans)
 
 
