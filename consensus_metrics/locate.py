@@ -71,7 +71,9 @@ KINDS = ("false_computation", "contradicts_node", "leaves_path")
 
 class Location(NamedTuple):
     """Where a solution first goes wrong (module doc). ``step`` is 0-based, ``None`` when no step
-    is convicted; ``position`` its relative place (0 = first step, 1 = last); ``signals`` every
+    is convicted; ``span`` its ``(start, end)`` characters in the solution text (for a list of
+    steps: in the steps joined by blank lines); ``position`` its relative place (0 = first
+    step, 1 = last); ``trace`` the ids of the nodes reached up to each step; ``signals`` every
     ``(step, kind)`` found (the first :data:`MAX_SIGNALS`)."""
 
     step: int | None
@@ -82,6 +84,7 @@ class Location(NamedTuple):
     trace: list = []
     signals: list = []
     timed_out: bool = False
+    span: tuple | None = None
 
     @property
     def position(self) -> float | None:
@@ -89,11 +92,30 @@ class Location(NamedTuple):
             return None
         return self.step / (self.n_steps - 1) if self.n_steps > 1 else 0.0
 
-    def to_json(self) -> dict:
-        """The fields as JSON types (``position`` included), for logs and score rows."""
-        return {"step": self.step, "kind": self.kind, "reason": self.reason, "node": self.node,
-                "n_steps": self.n_steps, "position": None if self.position is None else round(self.position, 4),
-                "trace": self.trace, "signals": [list(s) for s in self.signals], "timed_out": self.timed_out}
+    def reached(self) -> dict:
+        """``{node id: step}``: where each node was first reached (the trace, compactly)."""
+        out: dict = {}
+        for k, ids in enumerate(self.trace):
+            for node_id in ids:
+                out.setdefault(node_id, k)
+        return out
+
+    def to_json(self, trace: bool = False) -> dict:
+        """The fields as JSON types, for logs and score rows: ``position``, ``span`` and
+        ``reached`` (:meth:`reached`) included, the per-step ``trace`` only when asked (it grows
+        with the number of steps).
+
+        >>> loc = Location(1, "false_computation", "...", n_steps=3, trace=[[], ["n1"], ["n1"]], span=(6, 12))
+        >>> loc.to_json()["position"], loc.to_json()["reached"], loc.to_json()["span"]
+        (0.5, {'n1': 1}, [6, 12])
+        """
+        out = {"step": self.step, "kind": self.kind, "reason": self.reason, "node": self.node,
+               "n_steps": self.n_steps, "position": None if self.position is None else round(self.position, 4),
+               "span": None if self.span is None else list(self.span), "reached": self.reached(),
+               "signals": [list(s) for s in self.signals], "timed_out": self.timed_out}
+        if trace:
+            out["trace"] = self.trace
+        return out
 
 
 _WORD_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
@@ -231,7 +253,49 @@ def _locate(text: str, steps: list[Step], nodes: tuple, answer_correct, problem:
     if not signals:
         return base
     step, kind, reason, node = signals[0]
-    return base._replace(step=step, kind=kind, reason=reason, node=node)
+    return base._replace(step=step, kind=kind, reason=reason, node=node, span=(steps[step].start, steps[step].end))
+
+
+def locate_in_score(text: str, nodes, score: dict, problem: str | None = None,
+                    budget_s: float | None = DEFAULT_BUDGET_S) -> Location:
+    """:func:`locate_first_error` for a trajectory already scored by
+    :func:`~consensus_metrics.metrics.score_trajectory`: its node matches (``positions``) and
+    its answer verdict (``acc``; unknown when the scoring timed out without a right answer) are
+    reused, nothing is matched again. The steps are the paragraphs of the whole text, thinking
+    included, as NCR reads it.
+
+    >>> from consensus_metrics import score_trajectory
+    >>> text = "3 + 4 = 7 eggs are used.\\n\\n16 - 7 = 8 are sold, so \\\\boxed{16}"
+    >>> score = score_trajectory(text, ["3+4=7"], "18", count_tokens=False)
+    >>> loc = locate_in_score(text, ["3+4=7"], score)
+    >>> loc.step, loc.kind, loc.trace
+    (1, 'false_computation', [['n1'], ['n1']])
+    """
+    positions = score.get("positions") if isinstance(score, dict) else None
+    matches = [NodeMatch(str(node_id), True, int(p[0]), int(p[1]))
+               for node_id, p in (positions or {}).items()
+               if isinstance(p, (list, tuple)) and len(p) >= 2 and all(isinstance(v, int) for v in p[:2])]
+    acc = score.get("acc") if isinstance(score, dict) else None
+    verdict = None if acc is None or (score.get("timed_out") and not acc) else bool(acc)
+    return locate_first_error(text, nodes, answer_correct=verdict, problem=problem, matches=matches,
+                              budget_s=budget_s)
+
+
+def wrong_answer_summary(texts, nodes_list, problems=None, budget_s: float | None = DEFAULT_BUDGET_S) -> dict:
+    """Where wrong-answer solutions leave the path, for training logs (never a reward):
+    ``left_path`` -- the share of ``texts`` (all with a wrong final answer) with a located step;
+    ``left_path_position`` -- the mean relative position of those steps (``None`` when none).
+
+    >>> wrong_answer_summary(["3 + 4 = 7.\\n\\n16 - 7 = 8 are sold.", "I give up."], [["3+4=7"], ["3+4=7"]])
+    {'left_path': 0.5, 'left_path_position': 1.0}
+    """
+    texts = list(texts)
+    problems = list(problems) if problems is not None else [None] * len(texts)
+    located = [locate_first_error(text, nodes, answer_correct=False, problem=problem, budget_s=budget_s)
+               for text, nodes, problem in zip(texts, nodes_list, problems)]
+    positions = [loc.position for loc in located if loc.step is not None]
+    return {"left_path": len(positions) / len(texts) if texts else 0.0,
+            "left_path_position": sum(positions) / len(positions) if positions else None}
 
 
 def _no_error_reason(answer_correct, nodes) -> str:
@@ -295,4 +359,4 @@ def _show(value) -> str:
     return " + ".join(f"{c}√{k}" if k != 1 else str(c) for k, c in value)
 
 
-__all__ = ["Location", "locate_first_error", "problem_values", "node_facts", "DENSE_SHARE", "KINDS"]
+__all__ = ["Location", "locate_first_error", "locate_in_score", "wrong_answer_summary", "problem_values", "node_facts", "DENSE_SHARE", "KINDS"]
