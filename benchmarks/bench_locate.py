@@ -29,6 +29,12 @@ half is a clean held-out set; the halves show how much the figure moves with the
 "naive" is the rule the issue quotes: wrong answer -> the step after the last step that reaches a
 new node, right answer -> none.
 
+The error-free side is also measured where ProcessBench's comes from, model-written solutions:
+the right answers (our ``acc``) of four real runs in ``RAW/trajectories`` (SkyThought's greedy
+MATH-500 runs of Qwen2.5-14B-Instruct, Qwen2.5-Math-7B and gemma-2-27b-it; Rho-Math-7B's GSM8K
+chain-of-thought run), split into paragraphs: the share where no step is named (the rest are
+false computations; some are real slips, listed).
+
 Cost: CPU time of ``locate_first_error`` per solution (node matching included, the answer verdict
 not: it is math-verify's, shown apart), one process, one core, first pass over the files (no
 warm caches but the ones a real run builds as it goes).
@@ -58,6 +64,10 @@ LABELS = os.path.join(HERE, "data", "gsm8k_autorace_step_labels.json")
 AUTORACE = os.path.join("trajectories", "llm_reasoners", "process", "gsm8k_human_labels@6538cc0.jsonl")
 PRMBENCH = os.path.join("trajectories", "prmbench", "process")
 BAD: list[str] = []
+MODEL_RUNS = (("math500", os.path.join("trajectories", "skythought", "math500", "Qwen2.5-14B-Instruct@f7bcf0b.jsonl")),
+              ("math500", os.path.join("trajectories", "skythought", "math500", "Qwen2.5-Math-7B@f7bcf0b.jsonl")),
+              ("math500", os.path.join("trajectories", "skythought", "math500", "gemma-2-27b-it@f7bcf0b.jsonl")),
+              ("gsm8k", os.path.join("trajectories", "rho", "gsm8k", "rho-math-7b-v0.1@3296590.jsonl")))
 
 
 def gsm8k_rows(raw: str):
@@ -105,6 +115,29 @@ def prmbench_rows(raw: str):
                          "half": zlib.crc32(problem_key(row.problem).encode()) % 2,
                          "kind": "original" if original else kind})
     return rows
+
+
+def right_answers(raw: str, records, budget: float):
+    """``(run, located)`` for every right answer (our acc) of :data:`MODEL_RUNS` whose problem has
+    a record: the text split into paragraphs, the verdict given."""
+    from consensus_metrics.answer import check_answer
+    from consensus_metrics.budget import Deadline
+
+    out = []
+    for benchmark, path in MODEL_RUNS:
+        name = os.path.basename(path).split("@")[0]
+        with open(os.path.join(raw, path), encoding="utf-8") as handle:
+            for line in handle:
+                row = json.loads(line)
+                record = records.get(problem_key(row["question"]))
+                text = row["code"][0]
+                if name.startswith("rho"):
+                    text = text.replace("\\\\", "\\")  # Rho's CoT text doubles its backslashes
+                if record is None or not check_answer(text, record["answer"], Deadline(budget))["acc"]:
+                    continue
+                out.append((name, locate_first_error(text, record["nodes"], answer_correct=True,
+                                                     problem=row["question"], budget_s=budget)))
+    return out
 
 
 def locate_all(rows, records, budget: float):
@@ -211,6 +244,16 @@ def main(argv=None) -> int:
     print(f"wrong-answer rows {len(wrong)}: exact step {pct(figures(wrong)['erroneous_acc'])} %; "
           f"without nodes {sum(1 for i in prm if not records[problem_key(i['row'].problem)]['nodes'])} of {len(prm)} rows; "
           f"signals that named the step: {kinds_of(prm)}")
+
+    print("\n== error-free side on model-written right answers (paragraphs; a named step is a false computation)")
+    right = right_answers(args.raw, records, args.budget)
+    for name in dict.fromkeys(name for name, _ in right):
+        mine = [loc for n, loc in right if n == name]
+        named = [loc for loc in mine if loc.step is not None]
+        print(f"{name:24s} right answers {len(mine):4d}  no step named {pct(1 - len(named) / len(mine))} %")
+    for name, loc in right:
+        if loc.step is not None:
+            print(f"  {name}: {loc.reason[:110]}")
 
     print("\n== cost per solution (CPU, one process, first pass)")
     for name, items in (("GSM8K chains", gsm), ("PRMBench solutions", prm)):

@@ -45,6 +45,14 @@ MAX_STEP_CHARS = 6000
 _ANNOTATION_RE = re.compile(r"<<[^<>\n]{0,400}>>")
 _MATRIX_RE = re.compile(r"\\begin\{([pbvBV]?matrix|array|smallmatrix|cases)\}.{0,4000}?\\end\{\1\}", re.S)
 _WORD_RE = re.compile(r"[A-Za-z]{2,}")
+#: A step that checks a candidate (its ``=`` may be the claim under test: ``1 = \sqrt{9} + 4``,
+#: ``1 \neq 7``) or computes modulo n (``(8^2)^2 = 9^2``): its computations are not convicted.
+_CHECKING_RE = re.compile(r"≠|\\neq?(?![a-z])|\\not\s*=|\\pmod|\\bmod|\\mod(?![a-z])|≡|\\equiv|\bmod(?:ulo)?\b|"
+                          r"\b(?:check|checking|test|testing|verify|verifying|try|trying|plug|plugging|"
+                          r"substitut(?:e|ing)|extraneous|not\s+a\s+solution|not\s+valid)\b", re.I)
+#: Characters that, touching a side, show the side is a piece of a longer expression the
+#: tokenizer did not read (``2⁸ = (2²)ˣ``, ``r₁ + r₂ - 15``, ``7/30 @ 10/21 = ...``).
+_GLUED = re.compile(r"[^\s$.,;:!?()\[\]{}=<>]")
 #: Words that make a claim after them in the same sentence a supposition, not a statement.
 SUPPOSING = frozenset("""if when whenever suppose supposing assume assuming let try trying pick picking choose
     test testing check checking verify consider considering plug plugging substitute substituting set setting
@@ -52,6 +60,9 @@ SUPPOSING = frozenset("""if when whenever suppose supposing assume assuming let 
     possibilities could would might""".split())
 
 _PERCENT = ("*", "#1/100")
+#: Relative difference allowed between the sides of a computation that writes a decimal fraction.
+DECIMAL_TOLERANCE = 0.01
+_DECIMAL_RE = re.compile(r"\d\.\d")
 
 
 class Computation(NamedTuple):
@@ -134,7 +145,7 @@ def side_value(keys, kinds) -> tuple | None:
     return surd_value(tuple(keys), tuple(kinds))
 
 
-def _barenumber_value(keys, kinds) -> bool:
+def _bare_number(keys, kinds) -> bool:
     """A side that is one numeral (signed, or a percentage): ``12``, ``-3``, ``25%``."""
     k = 1 if keys and keys[0] == "neg" else 0
     rest = len(keys) - k
@@ -190,6 +201,7 @@ def _read(text: str, toks: Tokens, deadline: Deadline) -> StepFacts:
     keys, kinds = toks.keys, toks.kinds
     computations, claims, results = [], [], set()
     operand = set()
+    lenient = _CHECKING_RE.search(text) is not None  # a candidate checked, modular arithmetic: = may not hold
     for chain in build_chains(toks, text, deadline, with_comm=False):
         sides = chain.sides
         if "=" not in chain.rels:  # an inequality: its sides state no value, a variable's numbers are operands
@@ -198,7 +210,7 @@ def _read(text: str, toks: Tokens, deadline: Deadline) -> StepFacts:
                     operand.update(range(s.lo, s.hi))
             continue
         values = [side_value(keys[s.lo:s.hi], kinds[s.lo:s.hi]) if NUM in kinds[s.lo:s.hi] else None for s in sides]
-        bare = [s.hi > s.lo and _barenumber_value(keys[s.lo:s.hi], kinds[s.lo:s.hi]) for s in sides]
+        bare = [s.hi > s.lo and _bare_number(keys[s.lo:s.hi], kinds[s.lo:s.hi]) for s in sides]
         for s, value, is_bare in zip(sides, values, bare):
             if (value is not None and not is_bare) or ID in kinds[s.lo:s.hi]:
                 operand.update(range(s.lo, s.hi))
@@ -214,9 +226,10 @@ def _read(text: str, toks: Tokens, deadline: Deadline) -> StepFacts:
             if va is not None and vb is not None:
                 if bare[i] and bare[i + 1]:
                     continue  # "$1 = 100 cents": a conversion or a label, not a computation
-                if not _plain_pair(text, toks, a, b) or _conversion(text, toks, a, b):
+                if not _plain_pair(text, toks, a, b) or _conversion(text, toks, a, b) or _fragment(text, toks, a, b):
                     continue
-                holds = va == vb or _approximately(text, toks, a, va, bare[i], b, vb, bare[i + 1])
+                holds = va == vb or _approximately(text, toks, a, va, bare[i], b, vb, bare[i + 1]) or \
+                    _running(keys, kinds, b, va) or lenient
                 ops = frozenset(v for s, is_bare in ((a, bare[i]), (b, bare[i + 1])) if not is_bare
                                 for v in (number_value(keys[t]) for t in range(s.lo, s.hi) if kinds[t] == NUM) if v is not None)
                 computations.append(Computation(_whole(text, a), _whole(text, b), holds, a.start, b.end, vb, ops, va))
@@ -272,6 +285,34 @@ def _plain_pair(text, toks, a, b) -> bool:
         all(kinds[t] not in (OPEN, CLOSE) for t in range(a.hi, b.lo))
 
 
+def _fragment(text, toks, a, b) -> bool:
+    """A pair that is part of a larger statement: a side glued to characters the tokenizer left
+    out (:data:`_GLUED`, reading past math delimiters), an ambiguous ``a / b / c``, or a side
+    next to "of" (``60% of (700 - 280) = 60% of 420``)."""
+    keys, kinds = toks.keys, toks.kinds
+    before = text[max(0, toks.starts[a.lo] - 12):toks.starts[a.lo]]
+    before = re.sub(r"(?:\\[\[(]|\$)+\s*\Z", "", before.rstrip())
+    end = toks.ends[b.hi - 1]
+    after = re.sub(r"\A\s*(?:\\[\])]|\$)+", "", text[end:end + 12])
+    if (before[-1:] and not before[-1].isspace() and _GLUED.match(before[-1])
+            and not (before[-1].isalpha() and before[-1].isascii())) or (after[:1] and _GLUED.match(after[0])):
+        return True
+    if (a.lo > 0 and keys[a.lo - 1] == "~of") or (b.hi < len(keys) and keys[b.hi] == "~of"):
+        return True
+    for s in (a, b):
+        ks = keys[s.lo:s.hi]
+        if any(ks[t] == "/" and ks[t + 2] == "/" for t in range(len(ks) - 2)):
+            return True
+    return False
+
+
+def _running(keys, kinds, b, left_value) -> bool:
+    """``27 + 22 + 11 = 60 / 3 = 20``: the right side goes on from the left side's value (``=`` as
+    "then"), so the pair states no equality."""
+    k = b.lo
+    return k + 1 < b.hi and kinds[k] == NUM and kinds[k + 1] == OP and number_value(keys[k]) == left_value
+
+
 def _conversion(text, toks, a, b) -> bool:
     r"""``42 \cdot 20/21 daps = 42 baps``: a word between the left side and ``=`` and another word
     after the right side -- two units, a conversion rather than arithmetic."""
@@ -298,12 +339,23 @@ def _whole(text: str, side) -> str:
 
 
 def _approximately(text, toks, a, va, a_bare, b, vb, b_bare) -> bool:
+    r"""Rounding (module doc); a percentage written for its number (``0.2 \cdot 100 = 20\%``); and,
+    when a side writes a decimal fraction, values within :data:`DECIMAL_TOLERANCE` of each other
+    (a rounded value carried on: ``99.3 \cdot 1.35 = 133.96``, ``56 \cdot 3/7 = 56 \cdot 0.42857``)."""
     for side, value, is_bare, other in ((b, vb, b_bare, va), (a, va, a_bare, vb)):
         if is_bare:
             raw = text[toks.starts[side.lo]:toks.ends[side.hi - 1]].lstrip("-−")
             places = _decimals(raw)
-            if places is not None and _rounds(value, places, other, 100 if raw.rstrip().endswith("%") else 1):
+            percent = raw.rstrip().endswith("%")
+            if places is not None and _rounds(value, places, other, 100 if percent else 1):
                 return True
+            if percent and rational(value) is not None and rational(other) == rational(value) * 100:
+                return True
+    written = text[toks.starts[a.lo]:toks.ends[b.hi - 1]]
+    if _DECIMAL_RE.search(written):
+        x, y = _to_float(va), _to_float(vb)
+        if x is not None and y is not None and abs(x - y) <= DECIMAL_TOLERANCE * max(abs(x), abs(y)):
+            return True
     return False
 
 

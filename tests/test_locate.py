@@ -126,6 +126,34 @@ def test_true_rounded_and_non_computations_are_not_false():
     assert loc.step is None and loc.reason.startswith("no error found")
 
 
+# right-answer solutions of real model runs (RAW/trajectories: SkyThought MATH-500 runs of
+# Qwen2.5-14B-Instruct and gemma-2-27b-it, Rho-Math-7B on GSM8K): every "=" here is fine as meant
+MEANT_AS_WRITTEN = [
+    "1. **Testing \\(x = 1\\):**\n   \\[\n   3^{2 \\cdot 1} + 19 = 10^1\n   \\]\n   \\[\n   9 + 19 = 10\n   \\]\n"
+    "   \\[\n   28 \\neq 10\n   \\]\n   So, \\(x = 1\\) is not a solution.",
+    "\\[\n8^4 = (8^2)^2 = 9^2 = 81 \\equiv 81 - 7 \\times 11 = 81 - 77 = 4 \\pmod{11}\n\\]",
+    "* **Substitute and simplify:** Substitute 2² for 4 in the equation: \n   2⁸ = (2²)ˣ",
+    "(r₁ - 5) + (r₂ - 5) + (r₃ - 5) = r₁ + r₂ + r₃ - 15 = 49 - 15 = 34",
+    "$\\frac{7}{30}@\\frac{10}{21} = (7)(10)\\left(\\frac{21}{30}\\right)$",
+    "If 6 Pomeranians are girls, then there are 6 / 1/3 = 6 * 3 = 18 Pomeranians.",
+    "So each person got 27 + 22 + 11 = 60 seashells / 3 = 20 seashells. The answer is 20.",
+    "Team The finders found 60% of the remaining shells, which is 60% of (700 - 280) = 60% of 420, or 0.60 * 420 = 252 shells.",
+    "Jerry's share is 0.2 * 100 = 20% of the pie.",
+    "the cost is 99.3 * 1.35 = 133.96 dollars, and \\(56 \\times \\frac{3}{7} = 56 \\times 0.42857 = 24\\)",
+]
+
+
+@pytest.mark.parametrize("text", MEANT_AS_WRITTEN)
+def test_equalities_meant_otherwise_are_not_false(text):
+    assert not step_facts(text).false_computations
+
+
+def test_slips_in_right_answer_solutions_are_found():
+    # Rho-Math-7B, GSM8K: right final answers with a false step on the way
+    assert locate_first_error(["So he needs 7/18 * 162 = 56 more."], [], answer_correct=True).kind == "false_computation"
+    assert locate_first_error(["The difference is 398 - 540 = 142 dollars."], []).step == 0
+
+
 # ----------------------------------------------------------------------------- node contradiction
 def test_step_contradicting_a_node():
     loc = locate_first_error(RECIPROCAL, RECIPROCAL_NODES)
