@@ -241,7 +241,10 @@ def main(argv=None) -> int:
     if BAD:
         print(f"left out {len(BAD)} bad rows, e.g. {BAD[0]}")
     wrong = [i for i in prm if i["verdict"] is False and i["label"] != -1]
-    print(f"wrong-answer rows {len(wrong)}: exact step {pct(figures(wrong)['erroneous_acc'])} %; "
+    early = sum(1 for i in wrong if i["loc"].step is not None and i["loc"].step < i["label"])
+    late = sum(1 for i in wrong if i["loc"].step is not None and i["loc"].step > i["label"])
+    print(f"wrong-answer rows {len(wrong)}: exact step {pct(figures(wrong)['erroneous_acc'])} %, "
+          f"{early} named too early, {late} too late; "
           f"without nodes {sum(1 for i in prm if not records[problem_key(i['row'].problem)]['nodes'])} of {len(prm)} rows; "
           f"signals that named the step: {kinds_of(prm)}")
 
