@@ -26,7 +26,8 @@ and only the answer-free signals speak for it.
 Bad input: a row whose steps are not strings, whose label is outside its steps, that has no
 step with text or no problem text, or whose problem is not in ``--data`` is reported as
 ``FILE:LINE: reason`` and skipped (counted in the summary); a problem whose record has no nodes is
-located with the signals that need none (counted). A file that cannot be read, holds no usable
+located with the signals that need none (counted), or, with ``--require-nodes``, reported and
+skipped too. A file that cannot be read, holds no usable
 row, or an ``--out`` that is an input: one line, exit status 2.
 """
 
@@ -168,7 +169,8 @@ def table(tallies: dict) -> str:
     return "\n".join(out)
 
 
-def run_locate(solution_paths, records: dict, budget_s: float, warn, progress: bool = False, out=None):
+def run_locate(solution_paths, records: dict, budget_s: float, warn, progress: bool = False, out=None,
+               require_nodes: bool = False):
     """Locate every usable row of ``solution_paths``; returns ``(tallies, counts)``. Each row's
     prediction is written to ``out`` (a text file) as one JSON line when given."""
     tallies: dict = {}
@@ -193,6 +195,10 @@ def run_locate(solution_paths, records: dict, budget_s: float, warn, progress: b
                     if record is None:
                         warn(f"{row.where}: problem not in --data (joined by its text without whitespace); skipped")
                         counts["problems not in --data"] += 1
+                        continue
+                    if require_nodes and not record["nodes"]:
+                        warn(f"{row.where}: the problem has no nodes (--require-nodes); skipped")
+                        counts["problems without nodes, skipped"] += 1
                         continue
                     _locate_row(row, record, budget_s, tallies, counts, out)
             except UnusableFile as err:
@@ -246,7 +252,8 @@ def cmd_locate(args) -> int:
             raise InputError("--data: no usable node record (docs/SPEC.md §2: 'problem', 'answer', 'nodes')")
         out = open(args.out, "w", encoding="utf-8") if args.out else None
         try:
-            tallies, counts = run_locate(args.solutions, records, args.budget, warn, progress=not args.quiet, out=out)
+            tallies, counts = run_locate(args.solutions, records, args.budget, warn, progress=not args.quiet, out=out,
+                                         require_nodes=args.require_nodes)
         finally:
             if out is not None:
                 out.close()
@@ -277,5 +284,7 @@ def add_parser(sub) -> None:
     p.add_argument("--out", default=None, help="write each row's prediction here (JSONL)")
     p.add_argument("--budget", type=positive_float, default=DEFAULT_BUDGET_S,
                    help="seconds per solution, > 0 (default %(default)s)")
+    p.add_argument("--require-nodes", action="store_true",
+                   help="skip (and report) rows whose problem has no nodes instead of locating them without")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_locate)

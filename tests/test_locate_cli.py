@@ -100,6 +100,13 @@ def test_processbench_layout_f1_and_bad_rows(files):
     assert line.split()[1:6] == ["3", "100.0", "1", "100.0", "100.0"]
 
 
+def test_require_nodes_skips_problems_without_nodes(files):
+    proc = run(files, "--data", "nodes.jsonl", "--solutions", "gsm8k.json", "--require-nodes")
+    assert proc.returncode == 0, proc.stderr
+    assert "gsm8k.json:item 2: the problem has no nodes (--require-nodes); skipped" in proc.stderr
+    assert "problems without nodes, skipped: 1" in proc.stdout
+
+
 def test_prmbench_and_autorace_layouts(files):
     proc = run(files, "--data", "nodes.jsonl", "--solutions", "prm800k_test_p2_4o_step_contradiction.jsonl",
                "autorace.jsonl")
