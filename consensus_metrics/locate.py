@@ -16,8 +16,8 @@ convicts, or none:
 3. **leaves the path** -- only when the final answer is known to be wrong (``answer_correct``
    false): the solution reached nodes up to some step (the *trace*), then went elsewhere. The
    step is the first that states a *new value*: a number that is no node's number, not in the
-   problem (numbers, number words and their reciprocals and percentages) and in no earlier
-   step -- counted from the start when the nodes account for at least :data:`DENSE_SHARE` of
+   problem (numbers, number words and their reciprocals and percentages; conversion factors such
+   as 60 and 365) and in no earlier step -- counted from the start when the nodes account for at least :data:`DENSE_SHARE` of
    the values the solution states up to its last node (dense nodes: a value on none of them is
    suspect), else counted after the last step that reaches a node. With no new value there, the
    step after the last node reached. Small integers and problem numbers that a computation
@@ -127,6 +127,11 @@ _WORD_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
                  "fifths": 5, "tenth": 10, "tenths": 10, "dozen": 12, "dozens": 12}
 
 
+#: Conversion factors a solution may state without the problem giving them (days of a week, months,
+#: hours, days of a month, weeks, minutes, percent, days of a year, thousands, seconds of an hour).
+COMMON_FACTORS = (7, 12, 24, 30, 52, 60, 100, 365, 1000, 3600)
+
+
 def _value(x) -> tuple:
     x = Fraction(x)
     return ((1, x),) if x else ()
@@ -135,10 +140,10 @@ def _value(x) -> tuple:
 @lru_cache(maxsize=4096)
 def problem_values(problem: str) -> frozenset:
     """The values a problem gives: its numbers and number words, each also as a reciprocal and
-    as a percentage (``25%`` gives 25, 1/4 and 1/25).
+    as a percentage (``25%`` gives 25, 1/4 and 1/25), and the :data:`COMMON_FACTORS`.
 
-    >>> sorted(str(rational(v)) for v in problem_values("half of 30 apples"))
-    ['1/2', '1/30', '1/50', '2', '3/10', '30']
+    >>> sorted(str(rational(v)) for v in problem_values("half of 29 apples") if rational(v) not in COMMON_FACTORS)
+    ['1/2', '1/29', '1/50', '2', '29', '29/100']
     """
     toks = tokenize_cached(problem[:20000])
     found = set()
@@ -149,7 +154,7 @@ def problem_values(problem: str) -> frozenset:
                 found.add(value)
         elif kind == WORD and key[1:] in _WORD_NUMBERS:
             found.add(_value(_WORD_NUMBERS[key[1:]]))
-    out = set(found)
+    out = set(found) | {_value(x) for x in COMMON_FACTORS}
     for v in found:
         r = rational(v)
         if r:

@@ -198,7 +198,10 @@ def test_problem_numbers_and_node_values_are_not_new():
     # with today's single node, 7 (3 + 4) is a value on no node: the first new value
     assert locate_first_error(DUCKS, DUCKS_NODES, answer_correct=False, problem=DUCKS_PROBLEM).step == 0
     values = {str(v[0][1]) for v in problem_values(DUCKS_PROBLEM) if v}
-    assert {"16", "3", "4", "2", "1/2", "1/3"} <= values  # numbers, number words, reciprocals
+    assert {"16", "3", "4", "2", "1/2", "1/3", "60"} <= values  # numbers, number words, reciprocals, factors
+    # a conversion factor stated is no new value; a result is, even when it is a factor
+    chain = ["There are 60 minutes in an hour.", "So 3 * 5 = 15 minutes.", "The answer is 15."]
+    assert locate_first_error(chain, [], answer_correct=False, problem="3 times 5 minutes").step == 1
 
 
 def test_problem_without_nodes_says_so():
