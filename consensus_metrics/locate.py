@@ -56,7 +56,7 @@ from .matching import NodeMatch, match_nodes_ex
 from .nodes import Node, coerce_nodes
 from .normalize import NUM, WORD, tokenize_cached
 from .relations import commutative_key, split_relation
-from .step_facts import StepFacts, number_value, side_value, step_facts
+from .step_facts import EMPTY, StepFacts, number_value, side_value, step_facts
 from .steps import Step, split_steps, step_of, steps_from_list
 from .surds import rational
 
@@ -229,9 +229,10 @@ def _locate(text: str, steps: list[Step], nodes: tuple, answer_correct, problem:
     if not n:
         return Location(None, None, "no step: the solution is empty")
     facts = []
+    need_values = answer_correct is False  # signal 3 reads every step's numbers; 1 and 2 need an "="
     for step in steps:
         deadline.check()
-        facts.append(step_facts(step.body, deadline))
+        facts.append(step_facts(step.body, deadline) if need_values or "=" in step.body else EMPTY)
     timed_out = False
     if matches is None and nodes:
         matches, timed_out = match_nodes_ex(text, list(nodes), symbolic=False, deadline=deadline)

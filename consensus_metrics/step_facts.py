@@ -63,6 +63,7 @@ _PERCENT = ("*", "#1/100")
 #: Relative difference allowed between the sides of a computation that writes a decimal fraction.
 DECIMAL_TOLERANCE = 0.01
 _DECIMAL_RE = re.compile(r"\d\.\d")
+_NO_DIGIT = re.compile(r"\D*\Z")
 
 
 class Computation(NamedTuple):
@@ -183,8 +184,8 @@ def step_facts(text: str, deadline: Deadline = NO_DEADLINE) -> StepFacts:
     """The computations, claims, numbers and results of one step's text (module doc). Raises
     :class:`~consensus_metrics.budget.BudgetExceeded` past ``deadline``; steps up to
     :data:`~consensus_metrics.normalize.SEGMENT_CACHE_CHARS` characters are remembered."""
-    if not isinstance(text, str) or not text.strip():
-        return EMPTY
+    if not isinstance(text, str) or _NO_DIGIT.match(text):
+        return EMPTY  # no numeral: no value, so no computation, claim or number (the common prose step)
     deadline.check()
     text = clean_text(text[:MAX_STEP_CHARS])
     if len(text) <= SEGMENT_CACHE_CHARS:

@@ -73,15 +73,16 @@ def split_steps(text: str) -> list[Step]:
 def _steps(text: str, spans) -> list[Step]:
     out: list[Step] = []
     for start, end, body_start in spans:
-        body = text[body_start:end].strip()
+        if len(out) == MAX_STEPS:  # the rest joins the last step
+            last_end = max((e for s_, e, b in spans if text[b:e].strip()), default=out[-1].end)
+            last = out[-1]
+            out[-1] = last._replace(end=max(last.end, last_end), body=text[last.body_start:max(last.end, last_end)].strip())
+            break
+        piece = text[body_start:end]
+        body = piece.strip()
         if not body:
             continue
-        if len(out) == MAX_STEPS:  # the rest joins the last step
-            last = out[-1]
-            out[-1] = last._replace(end=end, body=text[last.body_start:end].strip())
-            continue
-        lead = len(text[body_start:end]) - len(text[body_start:end].lstrip())
-        out.append(Step(len(out), start, end, body_start + lead, body))
+        out.append(Step(len(out), start, end, body_start + len(piece) - len(piece.lstrip()), body))
     return out
 
 
