@@ -10,7 +10,8 @@ Public API (see docs/SPEC.md §3-§4 and the README):
 
 Modules, one concern each: ``normalize`` (canonical tokens), ``numbers`` (exact rationals),
 ``relations`` (equation chains), ``matching`` (node coverage), ``symbolic`` (bounded sympy
-fallback), ``answer`` (math-verify Acc; where the answer is: ``ThinkFormat``, ``<think>`` and Sky-T1 markers), ``records`` (reading docs/SPEC.md §2 files), ``tokens`` (TPN token positions), ``metrics`` (scores and
+fallback), ``locate`` (the first wrong step of a solution: ``steps``, ``step_facts``; its CLI
+``locate_cli`` and file layouts ``step_files``), ``answer`` (math-verify Acc; where the answer is: ``ThinkFormat``, ``<think>`` and Sky-T1 markers), ``records`` (reading docs/SPEC.md §2 files), ``tokens`` (TPN token positions), ``metrics`` (scores and
 aggregates), ``batch`` (many trajectories, worker processes), ``budget`` and ``sandbox`` (hard
 time limits on any thread), ``nodes`` (node schema validation), ``cli`` (``python -m
 consensus_metrics score``), ``outputs`` and ``argtypes`` (every CLI's output-path checks, lock
@@ -25,6 +26,7 @@ _native.load(__name__)  # before anything imports the compiled modules
 from .answer import DEFAULT_THINK_FORMAT, ThinkFormat, ThinkSplit, split_think
 from .batch import score_batch
 from .budget import DEFAULT_BUDGET_S
+from .locate import Location, locate_first_error, locate_in_score
 from .matching import NodeMatch, match_nodes
 from .metrics import aggregate_scores, mean_stderr, pass_at_k, score_trajectory
 from .nodes import Node, coerce_nodes
@@ -40,4 +42,5 @@ __all__ = [
     "NodeMatch", "Node", "coerce_nodes", "canonical_key", "tokenize", "relation_chains", "split_think",
     "ThinkFormat", "ThinkSplit", "DEFAULT_THINK_FORMAT",
     "warmup", "DEFAULT_BUDGET_S", "read_problem_file", "iter_jsonl",
+    "locate_first_error", "locate_in_score", "Location",
 ]

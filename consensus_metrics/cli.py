@@ -14,7 +14,10 @@ repeat skipped; defined twice differently, it is an error). ``--samples`` is JSO
 * lm-eval ``--log_samples`` lines: ``{"doc": {"id": ...}, "resps": [["...", ...]], ...}`` (all
   repeats of a doc: lm-eval keeps them together in ``resps[0]``).
 
-Scores are appended to ``--out`` as they are computed, one line per completion. Each row records
+Scores are appended to ``--out`` as they are computed, one line per completion; each row also
+says where the completion leaves the consensus path (``first_error``: the earliest erroneous step
+of :func:`consensus_metrics.locate.locate_in_score`, its kind, reason and relative position, or
+none). Each row records
 what determined it (``inputs``: a hash of the completion and of the problem record, the budget and
 the symbolic setting), so a rerun skips exactly the completions already scored from the same
 inputs: nothing lost, nothing duplicated after a crash, and never an old score for a changed
@@ -52,6 +55,7 @@ from .answer import ThinkFormat
 from .argtypes import nonnegative_int, positive_float
 from .batch import iter_score_batch
 from .budget import DEFAULT_BUDGET_S
+from .locate import locate_in_score
 from .metrics import aggregate_scores
 from .nodes import coerce_nodes
 from .outputs import LockedOutput, OutputPathError, check_output_file
@@ -133,7 +137,8 @@ def load_problems(paths, counters: dict) -> dict:
                       "(the same record); skipped")
                 counters["repeated_problems"] += 1
                 continue
-            problems[str(pid)] = {"answer": answer, "nodes": nodes, "benchmark": benchmark, "sha": identity}
+            problems[str(pid)] = {"answer": answer, "nodes": nodes, "benchmark": benchmark, "sha": identity,
+                                  "problem": rec.get("problem") if isinstance(rec.get("problem"), str) else None}
             defined_at[str(pid)] = f"{path}:{lineno}"
     return problems
 
@@ -405,9 +410,11 @@ def _score(args) -> int:
         scores = iter_score_batch(items, total=len(todo), tokenizer=args.tokenizer, workers=args.workers,
                                   budget_s=args.budget, symbolic=not args.no_symbolic, progress=not args.quiet,
                                   think_format=think_format)
-        for (pid, j, _text), score in zip(todo, scores):
+        for (pid, j, text), score in zip(todo, scores):
+            first_error = locate_in_score(text, problems[pid]["nodes"], score, problems[pid]["problem"],
+                                          budget_s=args.budget).to_json()
             row = {"id": pid, "sample": j, "benchmark": problems[pid]["benchmark"], **score,
-                   "inputs": wanted[(pid, j)]}
+                   "first_error": first_error, "inputs": wanted[(pid, j)]}
             out.append(json.dumps(row, ensure_ascii=False))
             done[(pid, j)] = row
     rows = [done[(pid, j)] for pid, j, _ in completions]
@@ -449,6 +456,9 @@ def build_parser() -> argparse.ArgumentParser:
                             "(default auto; without --tokenizer: false)")
     score.add_argument("--quiet", action="store_true", help="no progress bar")
     score.set_defaults(func=cmd_score)
+    from .locate_cli import add_parser as add_locate_parser  # python -m consensus_metrics locate
+
+    add_locate_parser(sub)
     return parser
 
 

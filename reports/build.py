@@ -41,7 +41,7 @@ import pandas as pd
 
 from consensus_metrics.outputs import OutputPathError, check_output_folder
 
-from . import diagnostics, html, plots
+from . import diagnostics, html, leave_path, plots
 from .compare import compare_to_baseline, compared_metrics, comparison_markdown, resolve_baseline, signed
 from .leaderboard import (all_keys, common_keys, direction, display_keys, display_metrics,
                           format_value, leaderboard_frame, markdown_text, metric_label, metrics_long,
@@ -54,7 +54,7 @@ from .samples import attach_texts, sample_frames
 #: in it is not replaced.
 REPORT_FILES = frozenset({"index.html", "leaderboard.csv", "leaderboard.md", "repeats.csv", "comparison.csv",
                           "generations.csv", "mismatch.csv", "by_level.csv", "missed_nodes.csv",
-                          "coverage_by_position.csv", "figures"})
+                          "coverage_by_position.csv", "leave_path.csv", "figures"})
 
 CSS_CLASS = {"right & covered": "c-right-covered", "right, missing process": "c-right-missing",
              "near miss": "c-near-miss", "wrong & uncovered": "c-wrong-uncovered"}
@@ -429,6 +429,7 @@ class _SampleViews:
     missed: pd.DataFrame
     coverage: pd.DataFrame
     examples: pd.DataFrame
+    leave: dict | None = None  # "where models leave the path" (reports/leave_path.py)
 
 
 def _build_into(out: Path, runs: list[Run], specs: list[str], options: ReportOptions) -> dict[str, Path]:
@@ -442,7 +443,7 @@ def _build_into(out: Path, runs: list[Run], specs: list[str], options: ReportOpt
     board = _write_leaderboard(out, runs, baseline, options, written)
     views = _write_sample_tables(out, runs, options, written)
     figures: dict[str, list] = {"main": _main_figures(board.long, labels, figures_dir, written),
-                                "levels": [], "mismatch": [], "nodes": [], "comparison": []}
+                                "levels": [], "mismatch": [], "nodes": [], "comparison": [], "leave": []}
     context = _page_context(runs, specs, options, board, figures)
     context.update(_sample_sections(views, runs, labels, options.threshold, figures, figures_dir, written))
     if board.comparison is not None:
@@ -506,7 +507,14 @@ def _write_sample_tables(out: Path, runs: list[Run], options: ReportOptions, wri
         missed=diagnostics.missed_nodes(nodes, options.top_nodes),
         coverage=diagnostics.coverage_by_position(nodes),
         examples=attach_texts(diagnostics.pick_examples(generations, threshold, options.examples)))
-    export = labelled.drop(columns=["positions", "problem", "samples_path", "lineno"])
+    views.leave = {"table": leave_path.leave_table(generations), "positions": leave_path.position_counts(generations),
+                   "nodes": leave_path.contradicted_nodes(generations, nodes, options.top_nodes),
+                   "examples": attach_texts(leave_path.pick_examples(generations, options.examples))}
+    written["leave_path.csv"] = _write(out / "leave_path.csv", _csv(views.leave["table"]))
+    for field in ("step", "kind", "position"):  # the first wrong step, flat
+        labelled[f"first_error_{field}"] = labelled["first_error"].map(
+            lambda fe, field=field: fe.get(field) if isinstance(fe, dict) else None)
+    export = labelled.drop(columns=["positions", "problem", "samples_path", "lineno", "first_error"])
     export["covered"] = export["covered"].map(";".join)
     written["generations.csv"] = _write(out / "generations.csv", _csv(export))
     written["mismatch.csv"] = _write(out / "mismatch.csv", _csv(
@@ -564,7 +572,7 @@ def _sample_sections(views: _SampleViews | None, runs: list[Run], labels: list[s
                   "cannot be shown."
         return {"levels": _levels_context(pd.DataFrame(), has_math, False),
                 "mismatch": {"rows": [], "missing": missing}, "nodes": {"tables": [], "missing": missing},
-                "examples": [], "examples_missing": missing}
+                "examples": [], "examples_missing": missing, "leave": {"rows": [], "missing": missing}}
     has_math_samples = any(t.benchmark == "math500" and t.samples_path
                            for r in runs for t in r.tasks.values())
     figures["levels"] += _figure(plots.difficulty_lines(views.levels, labels), "math500_levels",
@@ -576,7 +584,13 @@ def _sample_sections(views: _SampleViews | None, runs: list[Run], labels: list[s
     figures["nodes"] += _figure(plots.position_lines(views.coverage, labels), "node_position",
                                 "Share of nodes reached by their relative position in the "
                                 "reference solutions.", figures_dir, written)
-    return {"levels": _levels_context(views.levels, has_math, has_math_samples),
+    leave = views.leave
+    figures["leave"] += _figure(leave_path.position_figure(leave["positions"], labels), "leave_path",
+                                "Where the first wrong step of a wrong answer sits in its solution "
+                                "(share of the located steps per run).", figures_dir, written)
+    return {"leave": leave_path.section_context(leave["table"], leave["positions"], leave["nodes"],
+                                                leave["examples"]),
+            "levels": _levels_context(views.levels, has_math, has_math_samples),
             "mismatch": _mismatch_context(views.mismatch, views.mismatch_by_key, views.examples),
             "nodes": {"tables": _nodes_context(views.missed), "missing": "No problem in the samples has nodes."},
             "examples": _examples_context(views.examples, views.nodes),

@@ -4,7 +4,8 @@ Each line of ``samples_consensusbench_<benchmark>_<ts>.jsonl`` is one problem: l
 ``doc`` (problem, answer, ``nodes``, MATH-500 ``level``/``subject``), ``filtered_resps`` (the
 generations) and, from the task's ``process_results``, ``trajectories``: one score dict per
 generation (``acc``, ``ncr``, ``tpn``, ``n_tokens``, ``covered``, ``positions``, ``pred``,
-``think_unclosed``, ``timed_out``). This module flattens them into two pandas frames:
+``think_unclosed``, ``timed_out``, ``first_error``: see :mod:`.leave_path`). This module flattens
+them into two pandas frames:
 
 * the generations frame — one row per generation (run, benchmark key, problem, generation
   index, the scores, level/subject, and where its line is: texts are not kept, so memory stays
@@ -27,6 +28,7 @@ from typing import Any
 import pandas as pd
 from tqdm.auto import tqdm
 
+from .leave_path import first_error_of
 from .loading import ReportInputError, Run, TaskResult, iter_jsonl
 
 TEXT_HEAD_CHARS = 6000
@@ -38,6 +40,7 @@ GENERATION_COLUMNS = [
     "run", "key", "benchmark", "task", "doc_id", "problem_id", "gen", "n_gen", "acc", "ncr", "tpn",
     "n_tokens", "n_nodes", "n_covered", "covered", "positions", "pred", "gold", "think_unclosed",
     "has_think", "timed_out", "level", "subject", "problem", "text_len", "samples_path", "lineno",
+    "first_error",
 ]
 NODE_COLUMNS = [
     "run", "key", "benchmark", "problem_id", "doc_id", "gen", "node_id", "node_index", "n_nodes",
@@ -118,6 +121,7 @@ def _task_rows(run: Run, task: TaskResult) -> tuple[list[dict], list[dict], list
                 "level": _level(doc), "subject": str(doc.get("subject") or ""),
                 "problem": str(doc.get("problem") or ""),
                 "text_len": len(text), "samples_path": str(task.samples_path), "lineno": lineno,
+                "first_error": first_error_of(score, text, nodes, doc.get("problem")),
             })
             covered_set = set(covered)
             for index, node in enumerate(nodes):

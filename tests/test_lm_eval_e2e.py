@@ -110,6 +110,9 @@ def test_samples_log_covered_nodes_positions_and_tokenizer(run):
         assert metrics["n_tokens,none"] == trajectory["n_tokens"]
         if trajectory["ncr"] is not None:
             assert metrics["ncr,none"] == pytest.approx(trajectory["ncr"])
+        first_error = trajectory["first_error"]  # where it leaves the consensus path: logged, no table metric
+        assert first_error["step"] is None or 0 <= first_error["step"] < first_error["n_steps"]
+        assert not any(key.startswith(("first_error", "left_path")) for key in metrics)
 
 
 def test_results_record_the_model_args_in_task_metadata(run):

@@ -40,7 +40,11 @@ parts are one function and a timeout makes the whole reward ``None``.
 Each reward logs ``<name>/acc`` and ``<name>/ncr`` (batch means, through TRL's ``log_metric``;
 ``cl`` also ``<name>/uses_acc``, 0 in the NCR phase and 1 after the switch) and
 the per-completion ``acc``/``ncr`` columns (``log_extra``), so every run shows both curves, the
-``outcome`` arm included (set ``track_ncr=False`` there to skip node matching).
+``outcome`` arm included (set ``track_ncr=False`` there to skip node matching). With
+``log_first_error=True`` it also logs where the batch's wrong completions leave the consensus path
+(:func:`consensus_metrics.locate.wrong_answer_summary`): ``<name>/left_path``, the share with a
+located first wrong step, and ``<name>/left_path_position``, its mean relative position -- logged,
+never rewarded (off by default: it reads every step of each wrong completion).
 """
 
 from __future__ import annotations
@@ -113,7 +117,7 @@ class ConsensusReward:
                  guard: GuardConfig | None = None, track_ncr: bool = True, workers: int = 0,
                  budget_s: float = 1.0, think_format=None, think_prefilled: bool = False,
                  overlong_max_length: int | None = None, overlong_buffer: int = 0,
-                 switch_step: int | None = None):
+                 switch_step: int | None = None, log_first_error: bool = False):
         from consensus_metrics.answer import resolve_think_format
 
         if mode not in MODES:
@@ -139,13 +143,15 @@ class ConsensusReward:
         self.budget_s = check_budget(budget_s)
         if self.budget_s is None:
             raise ValueError("budget_s must be a finite number > 0, got None")
+        self.log_first_error = bool(log_first_error)
         self.__name__ = f"consensus_{mode}"
 
     def __repr__(self) -> str:
         return (f"ConsensusReward(mode={self.mode!r}, alpha={self.alpha}, switch_epoch={self.switch_epoch}, "
                 f"switch_step={self.switch_step}, guard={self.guard}, track_ncr={self.track_ncr}, "
                 f"workers={self.workers}, think_format={self.think_format.spec()!r}, "
-                f"overlong_max_length={self.overlong_max_length}, overlong_buffer={self.overlong_buffer})")
+                f"overlong_max_length={self.overlong_max_length}, overlong_buffer={self.overlong_buffer}, "
+                f"log_first_error={self.log_first_error})")
 
     def set_clock(self, epoch: float | None = None, step: int | None = None) -> None:
         """Set the training clock of ``cl`` by hand (for trainers that pass no ``trainer_state``:
@@ -217,14 +223,35 @@ class ConsensusReward:
         if log_extra is not None and scores:
             log_extra("acc", [s.acc for s in scores])
             log_extra("ncr", [s.ncr for s in scores])
+        if self.log_first_error and log_metric is not None and scores:
+            self._log_left_path(completions, scores, nodes, kwargs.get("problem"), log_metric)
         return rewards
+
+    def _log_left_path(self, completions, scores, nodes, problems, log_metric) -> None:
+        """Log where the wrong completions leave the consensus path (module doc); no reward."""
+        from consensus_metrics.locate import wrong_answer_summary
+        from training_recipes.data import normalise_nodes
+
+        n = len(scores)
+        nodes_col = list(nodes) if isinstance(nodes, (list, tuple)) and len(nodes) == n else [None] * n
+        problems = list(problems) if isinstance(problems, (list, tuple)) and len(problems) == n else [None] * n
+        wrong = [i for i, s in enumerate(scores) if not s.acc and not s.timed_out]
+        if not wrong:
+            return
+        summary = wrong_answer_summary([completion_text(completions[i]) for i in wrong],
+                                       [normalise_nodes(nodes_col[i], where=f"row {i}, column 'nodes'") for i in wrong],
+                                       [p if isinstance(p, str) else None for p in (problems[i] for i in wrong)],
+                                       budget_s=self.budget_s)
+        log_metric(f"{self.__name__}/left_path", summary["left_path"])
+        if summary["left_path_position"] is not None:
+            log_metric(f"{self.__name__}/left_path_position", summary["left_path_position"])
 
 
 def consensus_reward(mode: str = "linear", alpha: float = 0.5, switch_epoch: float = 1.0,
                      guard: GuardConfig | bool | None = True, track_ncr: bool = True, workers: int = 0,
                      budget_s: float = 1.0, think_format=None, think_prefilled: bool = False,
                      overlong_max_length: int | None = None, overlong_buffer: int = 0,
-                     switch_step: int | None = None) -> ConsensusReward:
+                     switch_step: int | None = None, log_first_error: bool = False) -> ConsensusReward:
     r"""Build a ConsensusPR reward function for TRL's ``GRPOTrainer``.
 
     The reward is called as ``fn(prompts, completions, answer, nodes, trainer_state, **kwargs)``
@@ -253,6 +280,8 @@ def consensus_reward(mode: str = "linear", alpha: float = 0.5, switch_epoch: flo
         overlong_max_length, overlong_buffer (`int`, optional): add DAPO's soft overlong
             punishment for ``L_max = overlong_max_length``, ``L_cache = overlong_buffer`` to this
             reward (needs TRL's ``completion_ids``). One function, so a timeout stays ``None``.
+        log_first_error (`bool`, defaults to `False`): also log ``<name>/left_path`` and
+            ``<name>/left_path_position`` for the wrong completions (module doc); never rewarded.
 
     Returns:
         `ConsensusReward`: picklable callable with ``__name__ == f"consensus_{mode}"``.
@@ -276,4 +305,5 @@ def consensus_reward(mode: str = "linear", alpha: float = 0.5, switch_epoch: flo
     return ConsensusReward(mode=mode, alpha=alpha, switch_epoch=switch_epoch, guard=guard, track_ncr=track_ncr,
                            workers=workers, budget_s=budget_s, think_format=think_format,
                            think_prefilled=think_prefilled, overlong_max_length=overlong_max_length,
-                           overlong_buffer=overlong_buffer, switch_step=switch_step)
+                           overlong_buffer=overlong_buffer, switch_step=switch_step,
+                           log_first_error=log_first_error)

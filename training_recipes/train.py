@@ -63,6 +63,8 @@ class RecipeArguments:
     guard_max_node_char_share: float = field(default=0.75, metadata={"help": "Guard: max share of node text."})
     reward_workers: int = field(default=0, metadata={"help": "Worker processes for reward scoring (0 = inline)."})
     reward_budget_s: float = field(default=1.0, metadata={"help": "Scoring time budget per completion (s)."})
+    log_first_error: bool = field(default=False, metadata={
+        "help": "Also log where wrong completions leave the consensus path (left_path); never rewarded."})
     overlong_punishment: bool = field(default=False, metadata={"help": "DAPO soft overlong punishment reward."})
     overlong_buffer: int = field(default=0, metadata={"help": "DAPO L_cache: punished tail of max_completion_length."})
     dynamic_sampling: bool = field(default=False, metadata={"help": "DAPO dynamic sampling (drop zero-std groups)."})
@@ -158,7 +160,7 @@ def build_reward_funcs(recipe: RecipeArguments, training_args, model_path: str |
                          track_ncr=recipe.track_ncr, workers=recipe.reward_workers, budget_s=recipe.reward_budget_s,
                          think_format=recipe.think_format or None,
                          think_prefilled=resolve_think_prefilled(recipe, training_args, model_path),
-                         switch_step=recipe.switch_step, **overlong)
+                         switch_step=recipe.switch_step, log_first_error=recipe.log_first_error, **overlong)
     ]
 
 

@@ -17,7 +17,12 @@ node term used: the guarded NCR, or ``acc`` for a problem without nodes), ``has_
 ``guarded``, which verl keeps as ``reward_extra_info``. For DAPO's dynamic sampling use
 ``algorithm.filter_groups.metric=score`` (the ConsensusPR reward): with ``metric=acc`` a group whose
 answers are all wrong but whose NCR varies is thrown away -- exactly the groups that carry
-ConsensusPR's extra signal. ``cl`` needs the current epoch in ``extra_info["epoch"]`` or
+ConsensusPR's extra signal. With ``+reward.custom_reward_function.reward_kwargs.locate=true`` the
+dict also says where the response leaves the consensus path, for the logs only (never in the
+score): ``left_path`` (1.0 when a first wrong step is located, else 0.0) and
+``left_path_position`` (its relative position, -1.0 when none); see
+:func:`consensus_metrics.locate.locate_first_error` (``extra_info["problem"]``, when present,
+keeps the problem's numbers from counting as new values). ``cl`` needs the current epoch in ``extra_info["epoch"]`` or
 ``reward_kwargs.epoch`` (verl passes none by itself; without it the call raises). For a chat
 template that opens ``<think>`` for the model (DeepSeek-R1 distills, QwQ) pass
 ``+reward.custom_reward_function.reward_kwargs.think_prefilled=true``: a response without
@@ -54,7 +59,7 @@ __all__ = ["compute_score", "export_parquet", "to_verl_rows"]
 def compute_score(data_source: str, solution_str: str, ground_truth: str, extra_info: dict | None = None,
                   mode: str = "linear", alpha: float = 0.5, switch_epoch: float = 1.0, guard: bool = True,
                   epoch: float | None = None, think_prefilled: bool = False, think_format: str | None = None,
-                  **kwargs: Any) -> dict[str, Any]:
+                  locate: bool = False, **kwargs: Any) -> dict[str, Any]:
     """Score one verl rollout with a ConsensusPR reward (formulas: :mod:`training_recipes.rewards`).
 
     Args:
@@ -68,6 +73,7 @@ def compute_score(data_source: str, solution_str: str, ground_truth: str, extra_
         think_prefilled: the chat template opened ``<think>`` for the model (a response without
             ``</think>`` has no answer); think_format: trace/answer markers (default
             ``think,sky-t1``, see ``consensus_metrics.ThinkFormat``).
+        locate: also return ``left_path`` and ``left_path_position`` (module doc; logs only).
     """
     from consensus_metrics.answer import resolve_think_format
     from consensus_metrics.chat_template import parse_setting
@@ -86,13 +92,22 @@ def compute_score(data_source: str, solution_str: str, ground_truth: str, extra_
     score = score_completions([solution_str or ""], [str(ground_truth)], [nodes], guard=guard_config,
                               need_nodes=mode != "outcome" or bool(nodes), think_format=fmt)[0]
     reward = mix_reward(mode, score.acc, score.ncr, alpha, float(epoch or 0.0), switch_epoch)
-    return {
+    out = {
         "score": reward,
         "acc": score.acc,
         "ncr": score.acc if score.ncr is None else score.ncr,
         "has_nodes": bool(nodes),
         "guarded": score.guard,
     }
+    if str(locate).strip().lower() in ("true", "1", "yes"):  # logs only: where the response leaves the path
+        from consensus_metrics.locate import locate_first_error
+
+        problem = extra_info.get("problem")
+        loc = locate_first_error(solution_str or "", nodes, answer_correct=None if score.timed_out else bool(score.acc),
+                                 problem=problem if isinstance(problem, str) else None)
+        out["left_path"] = float(loc.step is not None)
+        out["left_path_position"] = -1.0 if loc.position is None else float(loc.position)
+    return out
 
 
 def to_verl_rows(records: list[dict], data_source: str, prompt_template: str = DEFAULT_PROMPT_TEMPLATE) -> list[dict]:

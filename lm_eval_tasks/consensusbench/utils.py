@@ -23,8 +23,11 @@ Per problem (``process_results``), with ``c`` = number of correct generations ou
   off; see :func:`stripped_check`),
 * ``trajectories`` = the n full ``score_trajectory`` dicts — ``covered`` node ids, their
   ``positions`` (``{id: [start, end, e]}``: char span of the earliest match and the 1-based
-  token index ``e`` TPN uses), ``pred`` (the extracted answer), ``tpn_unit``, ... — written to
-  the samples file; aggregated as the number of generations,
+  token index ``e`` TPN uses), ``pred`` (the extracted answer), ``tpn_unit``, ... and
+  ``first_error`` (where the generation leaves the consensus path: the earliest erroneous step,
+  its kind, reason, relative position and character span, or none;
+  :func:`consensus_metrics.locate_in_score`; no table metric) — written to the samples file;
+  aggregated as the number of generations,
 * ``tpn_unit`` = the tokenizer TPN counted in; aggregated as the list of units used.
 
 Omitting an undefined value (instead of writing NaN or None) is how lm-eval 0.4.13 leaves a
@@ -251,6 +254,8 @@ def process_results(doc: dict, results: Sequence[Any]) -> dict[str, Any]:
                                            budget_s=float(doc.get(BUDGET_KEY) or consensus_metrics.DEFAULT_BUDGET_S))
         for text in texts
     ]
+    for text, score in zip(texts, scores):  # where it leaves the consensus path: the per-sample log only
+        score["first_error"] = consensus_metrics.locate_in_score(text, doc["nodes"], score, doc.get("problem")).to_json()
     n = len(scores)
     correct = sum(int(score["acc"]) for score in scores)
     out: dict[str, Any] = {"acc": correct / n}

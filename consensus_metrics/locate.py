@@ -1,0 +1,368 @@
+r"""Where a solution leaves the consensus path: the earliest erroneous step, found without a model.
+
+NCR says how much of the consensus path a solution walks; this module says *where it leaves
+it*. :func:`locate_first_error` splits a solution into steps (:mod:`consensus_metrics.steps`),
+reads what each step states (:mod:`consensus_metrics.step_facts`), matches the problem's nodes
+(:mod:`consensus_metrics.matching`), and returns the first step that one of these signals
+convicts, or none:
+
+1. **false computation** -- two sides joined by ``=`` whose exact values differ
+   (``10 \cdot (2/3) = 8``; rounding a value that has no exact short decimal is allowed:
+   ``580/110 = 5.27``). Needs no node and no answer.
+2. **contradicts a node** -- the step states a value for a node's quantity other than the
+   node's (node ``p = 0.29``, step ``p = 0.30``); a supposition (``if x = 3``, ``try a = 2``),
+   several values for one quantity in a step (``x = -4`` or ``x = 1``) and a solution that also
+   states the node's value somewhere are not contradictions.
+3. **leaves the path** -- only when the final answer is known to be wrong (``answer_correct``
+   false): the solution reached nodes up to some step (the *trace*), then went elsewhere. The
+   step is the first that states a *new value*: a number that is no node's number, not in the
+   problem (numbers, number words and their reciprocals and percentages; conversion factors such
+   as 60 and 365) and in no earlier step -- counted from the start when the nodes account for at least :data:`DENSE_SHARE` of
+   the values the solution states up to its last node (dense nodes: a value on none of them is
+   suspect), else counted after the last step that reaches a node. With no new value there, the
+   step after the last node reached. Small integers and problem numbers that a computation
+   *arrives at* still count as new (``4 - 2 = 2``), numbers inside a computation (its operands)
+   never do.
+
+The earliest convicted step wins. With the answer right or unknown only signals 1 and 2 speak.
+A problem without nodes gets signals 1 and 3 (new values are then those not in the problem);
+the reason says so.
+
+The result (:class:`Location`) names the step (0-based), the kind of signal, a reason a person
+can check (the false computation, the node contradicted, where the path ends), the node, and the
+*trace*: for each step the ids of the nodes reached up to it.
+
+>>> loc = locate_first_error(["2 + 3 = 5 apples", "so 5 * 4 = 24 apples in all"], ["2+3=5"])
+>>> loc.step, loc.kind, loc.reason
+(1, 'false_computation', 'step 2: 5 * 4 = 24 is false (5 * 4 is 20)')
+>>> loc.trace
+[['n1'], ['n1']]
+>>> locate_first_error(["2 + 3 = 5 apples", "5 * 3 = 15 in all"], ["2+3=5"], answer_correct=False).reason
+'step 2 states 15, a value on no node and not in the problem (last node reached: n1 at step 1); the final answer is wrong'
+
+Same safety contract as matching (docs/SPEC.md §3 rule 6): no ``eval``/``sympify``/``parse_expr``,
+a hard time budget (:mod:`consensus_metrics.budget`; out of time, the result says ``timed_out``
+and names no step), and no crash on any ``str`` or list of ``str``.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from functools import lru_cache
+from typing import NamedTuple
+
+from .budget import DEFAULT_BUDGET_S, BudgetExceeded, Deadline
+from .matching import NodeMatch, match_nodes_ex
+from .nodes import Node, coerce_nodes
+from .normalize import NUM, WORD, tokenize_cached
+from .relations import commutative_key, split_relation
+from .step_facts import EMPTY, StepFacts, number_value, side_value, step_facts
+from .steps import Step, split_steps, step_of, steps_from_list
+from .surds import rational
+
+#: Share of the values a solution states up to its last node that must lie on nodes or in the
+#: problem for any new value to be suspect (see the module doc, signal 3).
+DENSE_SHARE = 0.6
+#: Signals kept in :attr:`Location.signals` (the first ones).
+MAX_SIGNALS = 16
+
+KINDS = ("false_computation", "contradicts_node", "leaves_path")
+
+
+class Location(NamedTuple):
+    """Where a solution first goes wrong (module doc). ``step`` is 0-based, ``None`` when no step
+    is convicted; ``span`` its ``(start, end)`` characters in the solution text (for a list of
+    steps: in the steps joined by blank lines); ``position`` its relative place (0 = first
+    step, 1 = last); ``trace`` the ids of the nodes reached up to each step; ``signals`` every
+    ``(step, kind)`` found (the first :data:`MAX_SIGNALS`)."""
+
+    step: int | None
+    kind: str | None
+    reason: str
+    node: str | None = None
+    n_steps: int = 0
+    trace: list = []
+    signals: list = []
+    timed_out: bool = False
+    span: tuple | None = None
+
+    @property
+    def position(self) -> float | None:
+        if self.step is None:
+            return None
+        return self.step / (self.n_steps - 1) if self.n_steps > 1 else 0.0
+
+    def reached(self) -> dict:
+        """``{node id: step}``: where each node was first reached (the trace, compactly)."""
+        out: dict = {}
+        for k, ids in enumerate(self.trace):
+            for node_id in ids:
+                out.setdefault(node_id, k)
+        return out
+
+    def to_json(self, trace: bool = False) -> dict:
+        """The fields as JSON types, for logs and score rows: ``position``, ``span`` and
+        ``reached`` (:meth:`reached`) included, the per-step ``trace`` only when asked (it grows
+        with the number of steps).
+
+        >>> loc = Location(1, "false_computation", "...", n_steps=3, trace=[[], ["n1"], ["n1"]], span=(6, 12))
+        >>> loc.to_json()["position"], loc.to_json()["reached"], loc.to_json()["span"]
+        (0.5, {'n1': 1}, [6, 12])
+        """
+        out = {"step": self.step, "kind": self.kind, "reason": self.reason, "node": self.node,
+               "n_steps": self.n_steps, "position": None if self.position is None else round(self.position, 4),
+               "span": None if self.span is None else list(self.span), "reached": self.reached(),
+               "signals": [list(s) for s in self.signals], "timed_out": self.timed_out}
+        if trace:
+            out["trace"] = self.trace
+        return out
+
+
+_WORD_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+                 "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
+                 "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30,
+                 "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100,
+                 "thousand": 1000, "half": 2, "halves": 2, "twice": 2, "double": 2, "triple": 3, "thrice": 3,
+                 "third": 3, "thirds": 3, "quarter": 4, "quarters": 4, "fourth": 4, "fourths": 4, "fifth": 5,
+                 "fifths": 5, "tenth": 10, "tenths": 10, "dozen": 12, "dozens": 12}
+
+
+#: Conversion factors a solution may state without the problem giving them (days of a week, months,
+#: hours, days of a month, weeks, minutes, percent, days of a year, thousands, seconds of an hour).
+COMMON_FACTORS = (7, 12, 24, 30, 52, 60, 100, 365, 1000, 3600)
+
+
+def _value(x) -> tuple:
+    x = Fraction(x)
+    return ((1, x),) if x else ()
+
+
+@lru_cache(maxsize=4096)
+def problem_values(problem: str) -> frozenset:
+    """The values a problem gives: its numbers and number words, each also as a reciprocal and
+    as a percentage (``25%`` gives 25, 1/4 and 1/25), and the :data:`COMMON_FACTORS`.
+
+    >>> sorted(str(rational(v)) for v in problem_values("half of 29 apples") if rational(v) not in COMMON_FACTORS)
+    ['1/2', '1/29', '1/50', '2', '29', '29/100']
+    """
+    toks = tokenize_cached(problem[:20000])
+    found = set()
+    for key, kind in zip(toks.keys, toks.kinds):
+        if kind == NUM:
+            value = number_value(key)
+            if value is not None:
+                found.add(value)
+        elif kind == WORD and key[1:] in _WORD_NUMBERS:
+            found.add(_value(_WORD_NUMBERS[key[1:]]))
+    out = set(found) | {_value(x) for x in COMMON_FACTORS}
+    for v in found:
+        r = rational(v)
+        if r:
+            out.add(_value(1 / r))
+            out.add(_value(r / 100))
+    return frozenset(out)
+
+
+class _NodeFacts(NamedTuple):
+    values: frozenset  # every value a node states: a value node's value, each side of its forms
+    claims: tuple  # (key, value, node id, form): a side with a variable and the value it is given
+
+
+@lru_cache(maxsize=4096)
+def node_facts(nodes: tuple[Node, ...]) -> _NodeFacts:
+    """The values and the claims (``x = 5``: key, value) of a problem's nodes."""
+    values, claims = set(), []
+    for node in nodes:
+        if node.value is not None:
+            try:
+                values.add(_value(Fraction(str(node.value).replace(",", ""))))
+            except (ValueError, ZeroDivisionError):
+                pass
+        for form in node.forms:
+            sides, rels = split_relation(form)
+            side_values = [side_value(keys, kinds) for keys, kinds in sides]
+            values.update(v for v in side_values if v is not None)
+            if rels != ("=",):
+                continue
+            for (keys, kinds), value in ((sides[0], side_values[1]), (sides[1], side_values[0])):
+                if value is not None and keys and side_value(keys, kinds) is None and WORD not in kinds:
+                    claims.append((commutative_key(keys, kinds), value, node.id, form))
+    return _NodeFacts(frozenset(values), tuple(claims))
+
+
+def locate_first_error(solution, nodes=(), answer_correct: bool | None = None, problem: str | None = None,
+                       matches=None, budget_s: float | None = DEFAULT_BUDGET_S) -> Location:
+    """The earliest erroneous step of ``solution`` (module doc), or none.
+
+    Args:
+        solution: the solution text (split by :func:`consensus_metrics.steps.split_steps`) or
+            its list of steps (each a ``str``; the list is the split).
+        nodes: the problem's nodes (docs/SPEC.md §2 dicts, :class:`~consensus_metrics.nodes.Node`
+            objects or plain strings); may be empty.
+        answer_correct: whether the final answer is right (``acc``); ``None``: unknown.
+        problem: the problem text (its numbers are not new values); optional.
+        matches: :class:`~consensus_metrics.matching.NodeMatch` results already computed for
+            this very text (the score path passes them; ``None``: match here, without the
+            symbolic fallback).
+        budget_s: hard time limit in seconds (``None``: unlimited).
+
+    Returns:
+        A :class:`Location`. Raises ``TypeError`` when ``solution`` is neither a ``str`` nor a
+        list of ``str`` (naming the step), ``TypeError``/``ValueError`` for a malformed node.
+    """
+    if isinstance(solution, str):
+        text, steps = solution, split_steps(solution)
+    else:
+        text, steps = steps_from_list(solution)
+    nodes = tuple(coerce_nodes(nodes))
+    deadline = Deadline(budget_s)
+    try:
+        return _locate(text, steps, nodes, answer_correct, problem if isinstance(problem, str) else "",
+                       matches, deadline)
+    except BudgetExceeded:
+        return Location(None, None, "out of time", n_steps=len(steps), timed_out=True)
+
+
+def _locate(text: str, steps: list[Step], nodes: tuple, answer_correct, problem: str, matches,
+            deadline: Deadline) -> Location:
+    n = len(steps)
+    if not n:
+        return Location(None, None, "no step: the solution is empty")
+    facts = []
+    need_values = answer_correct is False  # signal 3 reads every step's numbers; 1 and 2 need an "="
+    for step in steps:
+        deadline.check()
+        facts.append(step_facts(step.body, deadline) if need_values or "=" in step.body else EMPTY)
+    timed_out = False
+    if matches is None and nodes:
+        matches, timed_out = match_nodes_ex(text, list(nodes), symbolic=False, deadline=deadline)
+    reached: list[list[str]] = [[] for _ in steps]
+    for m in matches or ():
+        if isinstance(m, NodeMatch) and m.covered and m.end is not None:
+            k = step_of(steps, max(0, m.end - 1))
+            if k is not None:
+                reached[k].append(m.node_id)
+    trace, so_far = [], []
+    for ids in reached:
+        so_far = so_far + ids
+        trace.append(list(so_far))
+    known = node_facts(nodes)
+    given = problem_values(problem) if problem else frozenset()
+    signals = _strong_signals(facts, known)
+    if answer_correct is False:
+        path = _leaves_path(facts, reached, known.values, given, bool(nodes), n)
+        if path is not None:
+            signals.append(path)
+    signals.sort(key=lambda s: s[0])
+    base = Location(None, None, _no_error_reason(answer_correct, nodes), n_steps=n, trace=trace,
+                    signals=[(s[0], s[1]) for s in signals[:MAX_SIGNALS]], timed_out=timed_out)
+    if not signals:
+        return base
+    step, kind, reason, node = signals[0]
+    return base._replace(step=step, kind=kind, reason=reason, node=node, span=(steps[step].start, steps[step].end))
+
+
+def locate_in_score(text: str, nodes, score: dict, problem: str | None = None,
+                    budget_s: float | None = DEFAULT_BUDGET_S) -> Location:
+    """:func:`locate_first_error` for a trajectory already scored by
+    :func:`~consensus_metrics.metrics.score_trajectory`: its node matches (``positions``) and
+    its answer verdict (``acc``; unknown when the scoring timed out without a right answer) are
+    reused, nothing is matched again. The steps are the paragraphs of the whole text, thinking
+    included, as NCR reads it.
+
+    >>> from consensus_metrics import score_trajectory
+    >>> text = "3 + 4 = 7 eggs are used.\\n\\n16 - 7 = 8 are sold, so \\\\boxed{16}"
+    >>> score = score_trajectory(text, ["3+4=7"], "18", count_tokens=False)
+    >>> loc = locate_in_score(text, ["3+4=7"], score)
+    >>> loc.step, loc.kind, loc.trace
+    (1, 'false_computation', [['n1'], ['n1']])
+    """
+    positions = score.get("positions") if isinstance(score, dict) else None
+    matches = [NodeMatch(str(node_id), True, int(p[0]), int(p[1]))
+               for node_id, p in (positions or {}).items()
+               if isinstance(p, (list, tuple)) and len(p) >= 2 and all(isinstance(v, int) for v in p[:2])]
+    acc = score.get("acc") if isinstance(score, dict) else None
+    verdict = None if acc is None or (score.get("timed_out") and not acc) else bool(acc)
+    return locate_first_error(text, nodes, answer_correct=verdict, problem=problem, matches=matches,
+                              budget_s=budget_s)
+
+
+def wrong_answer_summary(texts, nodes_list, problems=None, budget_s: float | None = DEFAULT_BUDGET_S) -> dict:
+    """Where wrong-answer solutions leave the path, for training logs (never a reward):
+    ``left_path`` -- the share of ``texts`` (all with a wrong final answer) with a located step;
+    ``left_path_position`` -- the mean relative position of those steps (``None`` when none).
+
+    >>> wrong_answer_summary(["3 + 4 = 7.\\n\\n16 - 7 = 8 are sold.", "I give up."], [["3+4=7"], ["3+4=7"]])
+    {'left_path': 0.5, 'left_path_position': 1.0}
+    """
+    texts = list(texts)
+    problems = list(problems) if problems is not None else [None] * len(texts)
+    located = [locate_first_error(text, nodes, answer_correct=False, problem=problem, budget_s=budget_s)
+               for text, nodes, problem in zip(texts, nodes_list, problems)]
+    positions = [loc.position for loc in located if loc.step is not None]
+    return {"left_path": len(positions) / len(texts) if texts else 0.0,
+            "left_path_position": sum(positions) / len(positions) if positions else None}
+
+
+def _no_error_reason(answer_correct, nodes) -> str:
+    answer = {True: "the final answer is right", False: "the final answer is wrong",
+              None: "the final answer is unknown"}[answer_correct]
+    checked = "no false computation, no node contradicted" if nodes else \
+        "no false computation (the problem has no nodes: only computations were checked)"
+    return f"no error found: {checked}; {answer}"
+
+
+def _strong_signals(facts: list[StepFacts], known: _NodeFacts) -> list[tuple]:
+    """``(step, kind, reason, node)`` of every false computation and node contradiction."""
+    out = []
+    stated = {(c.key, c.value) for f in facts for c in f.claims}
+    for i, f in enumerate(facts):
+        for c in f.false_computations:
+            out.append((i, "false_computation", f"step {i + 1}: {c.left} = {c.right} is false "
+                                                f"({c.left} is {_show(c.left_value)})", None))
+        for claim in f.claims:
+            if claim.hypothetical:
+                continue
+            for key, value, node_id, form in known.claims:
+                if key == claim.key and value != claim.value and (key, value) not in stated:
+                    out.append((i, "contradicts_node", f"step {i + 1} gives {claim.text} = {_show(claim.value)}; "
+                                                       f"node {node_id} says {form}", node_id))
+                    break
+    return out
+
+
+def _leaves_path(facts: list[StepFacts], reached: list[list[str]], node_values: frozenset, given: frozenset,
+                 has_nodes: bool, n: int) -> tuple | None:
+    """Signal 3 (module doc) for a wrong final answer."""
+    node_steps = [i for i in range(n) if reached[i]]
+    last = node_steps[-1] if node_steps else -1
+    upto = set().union(*(f.stated for f in facts[:last + 1])) if last >= 0 else set()
+    dense = not upto or sum(1 for v in upto if v in node_values or v in given) >= DENSE_SHARE * len(upto)
+    seen = set(node_values)
+    for i, f in enumerate(facts):
+        new = [v for v in f.stated if v not in seen and (v not in given or v in f.results)]
+        seen |= f.stated
+        if new and (dense or i > last):
+            where = f"last node reached: {reached[last][-1]} at step {last + 1}" if last >= 0 else \
+                ("no node reached before" if has_nodes else "the problem has no nodes")
+            on = "on no node and not in the problem" if has_nodes else "not in the problem"
+            value = min(new, key=lambda v: (len(_show(v)), _show(v)))
+            return (i, "leaves_path", f"step {i + 1} states {_show(value)}, a value {on} ({where}); "
+                                      "the final answer is wrong", None)
+    if last < 0:
+        return None
+    k = min(last + 1, n - 1)
+    return (k, "leaves_path", f"no node is reached after step {last + 1} ({reached[last][-1]}); "
+                              "the final answer is wrong", None)
+
+
+def _show(value) -> str:
+    if value is None:
+        return "?"
+    r = rational(value)
+    if r is not None:
+        return str(r)
+    return " + ".join(f"{c}√{k}" if k != 1 else str(c) for k, c in value)
+
+
+__all__ = ["Location", "locate_first_error", "locate_in_score", "wrong_answer_summary", "problem_values", "node_facts", "DENSE_SHARE", "KINDS"]

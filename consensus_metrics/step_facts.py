@@ -1,0 +1,379 @@
+r"""What one step of a solution states: computations (true or false), claimed values, numbers.
+
+The step locator (:mod:`consensus_metrics.locate`) reads each step through this module. A step's
+text becomes canonical tokens (:mod:`consensus_metrics.normalize`) and relation chains
+(:mod:`consensus_metrics.relations`); every side without a variable gets its exact value
+(:mod:`consensus_metrics.surds`: rationals and square roots; ``p%`` reads as ``p/100``). Then:
+
+* a **computation** is two neighbouring sides of one chain joined by ``=``, both with an exact
+  value, at least one of them not a bare number. It **holds** when the values are equal, or when
+  one side is a written decimal that rounds the other (``580/110 = 5.27``, ``350/15 = 23``: the
+  other value cannot be written with that many decimals, and lies within one unit of the last
+  place). A false computation is one that does not hold (``10 \cdot (2/3) = 8``).
+  Two bare numbers (``$1 = 100`` cents) are a conversion, not a computation; a first side that
+  is a bare number right after a word is the end of a phrase (``20% of 50 = 0.2 \cdot 50``), not
+  a side;
+* a **claim** is a side with a variable joined by ``=`` to a side with an exact value
+  (``p = 0.29``, ``2x + 1 = 11``, ``f(3) = 7``), keyed by the commutative key of the symbolic side;
+* **numbers** are the values of every numeral of the step, **results** the values a
+  computation of the step arrives at (its last bare-number side).
+
+Calculator annotations ``<<3*4=12>>`` (GSM8K style) are left out: the text around them states the
+same computation.
+
+>>> f = step_facts("So 10 * (2/3) = 8 litres, and p = 0.29.")
+>>> [(c.left, c.right, c.holds) for c in f.computations], [(c.text, str(rational(c.value))) for c in f.claims]
+([('10 * (2/3)', '8', False)], [('p', '29/100')])
+>>> [c.holds for c in step_facts("she will need 580/110 = 5.27 bags; 4/20 * 100% = 20%").computations]
+[True, True]
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+from functools import lru_cache
+from typing import NamedTuple
+
+from .budget import NO_DEADLINE, Deadline
+from .normalize import CLOSE, FUNC, ID, MISC, NUM, OP, OPEN, SEGMENT_CACHE_CHARS, WORD, Tokens, tokenize
+from .relations import build_chains, commutative_key
+from .surds import rational, surd_value
+
+#: Longest step text read (characters); the rest of a longer step is not read.
+MAX_STEP_CHARS = 6000
+_ANNOTATION_RE = re.compile(r"<<[^<>\n]{0,400}>>")
+_MATRIX_RE = re.compile(r"\\begin\{([pbvBV]?matrix|array|smallmatrix|cases)\}.{0,4000}?\\end\{\1\}", re.S)
+_WORD_RE = re.compile(r"[A-Za-z]{2,}")
+#: A step that checks a candidate (its ``=`` may be the claim under test: ``1 = \sqrt{9} + 4``,
+#: ``1 \neq 7``) or computes modulo n (``(8^2)^2 = 9^2``): its computations are not convicted.
+_CHECKING_RE = re.compile(r"≠|\\neq?(?![a-z])|\\not\s*=|\\pmod|\\bmod|\\mod(?![a-z])|≡|\\equiv|\bmod(?:ulo)?\b|"
+                          r"\b(?:check|checking|test|testing|verify|verifying|try|trying|plug|plugging|"
+                          r"substitut(?:e|ing)|extraneous|not\s+a\s+solution|not\s+valid)\b", re.I)
+#: Characters that, touching a side, show the side is a piece of a longer expression the
+#: tokenizer did not read (``2⁸ = (2²)ˣ``, ``r₁ + r₂ - 15``, ``7/30 @ 10/21 = ...``).
+_GLUED = re.compile(r"[^\s$.,;:!?()\[\]{}=<>]")
+#: Words that make a claim after them in the same sentence a supposition, not a statement.
+SUPPOSING = frozenset("""if when whenever suppose supposing assume assuming let try trying pick picking choose
+    test testing check checking verify consider considering plug plugging substitute substituting set setting
+    case cases example instance say either or whether unless otherwise root roots solutions possible
+    possibilities could would might""".split())
+
+_PERCENT = ("*", "#1/100")
+#: Relative difference allowed between the sides of a computation that writes a decimal fraction.
+DECIMAL_TOLERANCE = 0.01
+_DECIMAL_RE = re.compile(r"\d\.\d")
+_NO_DIGIT = re.compile(r"\D*\Z")
+
+
+class Computation(NamedTuple):
+    """Two sides joined by ``=`` with exact values; ``holds``: they are equal (or rounded).
+    ``value``: the value of the right side; ``operands``: the values of the numbers written in
+    the sides that are not a bare number."""
+
+    left: str
+    right: str
+    holds: bool
+    start: int
+    end: int
+    value: tuple = ()
+    operands: frozenset = frozenset()
+    left_value: tuple = ()
+
+
+class Claim(NamedTuple):
+    """``text = value``: a side with a variable (``key``: its commutative key) given a value.
+    ``hypothetical``: the sentence puts it as a supposition (``if x = 3``, ``try a = 2``), or the
+    step gives the same side several values (``x = -4 or x = 1``)."""
+
+    key: str
+    text: str
+    value: tuple
+    start: int
+    end: int
+    hypothetical: bool = False
+
+
+class StepFacts(NamedTuple):
+    computations: tuple[Computation, ...]
+    claims: tuple[Claim, ...]
+    numbers: frozenset
+    results: frozenset
+    stated: frozenset
+
+    @property
+    def false_computations(self) -> tuple[Computation, ...]:
+        return tuple(c for c in self.computations if not c.holds)
+
+
+EMPTY = StepFacts((), (), frozenset(), frozenset(), frozenset())
+
+
+def clean_text(text: str) -> str:
+    r"""The step text as read (offsets kept): calculator annotations ``<<...>>`` blanked out, a
+    matrix, array or ``cases`` environment read as one symbol ``M`` (its rows are no equations).
+
+    >>> clean_text("3 + 4 = <<3+4=7>>7 eggs")
+    '3 + 4 =          7 eggs'
+    >>> clean_text(r"2 \begin{pmatrix} 1 \\ 2 \end{pmatrix}").rstrip()
+    '2 M'
+    """
+    text = _ANNOTATION_RE.sub(lambda m: " " * len(m.group()), text)
+    if "\\begin" in text:
+        text = _MATRIX_RE.sub(lambda m: "M" + " " * (len(m.group()) - 1), text)
+    return text
+
+
+def side_value(keys, kinds) -> tuple | None:
+    """Exact value (:func:`consensus_metrics.surds.surd_value`) of a side, ``p%`` read as ``p/100``.
+
+    >>> from consensus_metrics.normalize import tokenize_form
+    >>> rational(side_value(*tokenize_form("130000 * 150%")))
+    Fraction(195000, 1)
+    """
+    if "%" in keys:
+        k2, n2 = [], []
+        for key, kind in zip(keys, kinds):
+            if key == "%" and kind == MISC:
+                if not n2 or n2[-1] not in (NUM, CLOSE):
+                    return None
+                k2.extend(_PERCENT)
+                n2.extend((OP, NUM))
+            else:
+                k2.append(key)
+                n2.append(kind)
+        keys, kinds = k2, n2
+    return surd_value(tuple(keys), tuple(kinds))
+
+
+def _bare_number(keys, kinds) -> bool:
+    """A side that is one numeral (signed, or a percentage): ``12``, ``-3``, ``25%``."""
+    k = 1 if keys and keys[0] == "neg" else 0
+    rest = len(keys) - k
+    return (rest == 1 and kinds[k] == NUM) or (rest == 2 and kinds[k] == NUM and keys[k + 1] == "%")
+
+
+def _decimals(raw: str) -> int | None:
+    """Decimal places written in a numeral (``5.27`` -> 2, ``23`` -> 0), ``None`` for a fraction."""
+    raw = raw.strip().rstrip("%").strip()
+    if "/" in raw or "frac" in raw:
+        return None
+    digits = raw.replace(",", "").replace("{,}", "")
+    return len(digits.split(".", 1)[1]) if "." in digits else 0
+
+
+def _to_float(value: tuple) -> float | None:
+    try:
+        return float(sum(float(c) * (r ** 0.5) for r, c in value))
+    except (OverflowError, ValueError, ZeroDivisionError):
+        return None
+
+
+def _rounds(written: tuple, places: int, other: tuple, scale: int = 1) -> bool:
+    """Whether ``written`` (a numeral with ``places`` decimals, times ``1/scale``: a percentage
+    has scale 100) rounds ``other``: ``other`` has no exact ``places``-decimal form and lies
+    within one unit of the last place."""
+    exact = rational(other)
+    if exact is not None and (exact * scale * 10 ** places).denominator == 1:
+        return False  # it can be written exactly with these places: rounding is no excuse
+    w, o = _to_float(written), _to_float(other)
+    return w is not None and o is not None and abs(w - o) * scale <= 10.0 ** -places * 1.000001
+
+
+def step_facts(text: str, deadline: Deadline = NO_DEADLINE) -> StepFacts:
+    """The computations, claims, numbers and results of one step's text (module doc). Raises
+    :class:`~consensus_metrics.budget.BudgetExceeded` past ``deadline``; steps up to
+    :data:`~consensus_metrics.normalize.SEGMENT_CACHE_CHARS` characters are remembered."""
+    if not isinstance(text, str) or _NO_DIGIT.match(text):
+        return EMPTY  # no numeral: no value, so no computation, claim or number (the common prose step)
+    deadline.check()
+    text = clean_text(text[:MAX_STEP_CHARS])
+    if len(text) <= SEGMENT_CACHE_CHARS:
+        return _cached_facts(text)
+    return _read(text, tokenize(text, deadline), deadline)
+
+
+@lru_cache(maxsize=8192)
+def _cached_facts(text: str) -> StepFacts:
+    return _read(text, tokenize(text), NO_DEADLINE)
+
+
+def _read(text: str, toks: Tokens, deadline: Deadline) -> StepFacts:
+    keys, kinds = toks.keys, toks.kinds
+    computations, claims, results = [], [], set()
+    operand = set()
+    lenient = _CHECKING_RE.search(text) is not None  # a candidate checked, modular arithmetic: = may not hold
+    for chain in build_chains(toks, text, deadline, with_comm=False):
+        sides = chain.sides
+        if "=" not in chain.rels:  # an inequality: its sides state no value, a variable's numbers are operands
+            for s in sides:
+                if ID in kinds[s.lo:s.hi]:
+                    operand.update(range(s.lo, s.hi))
+            continue
+        values = [side_value(keys[s.lo:s.hi], kinds[s.lo:s.hi]) if NUM in kinds[s.lo:s.hi] else None for s in sides]
+        bare = [s.hi > s.lo and _bare_number(keys[s.lo:s.hi], kinds[s.lo:s.hi]) for s in sides]
+        for s, value, is_bare in zip(sides, values, bare):
+            if (value is not None and not is_bare) or ID in kinds[s.lo:s.hi]:
+                operand.update(range(s.lo, s.hi))
+        if bare[0] and sides[0].lo > 0 and kinds[sides[0].lo - 1] == WORD:
+            values[0] = None  # "20% of 50 = 0.2 * 50": the 50 ends a phrase, it is no side
+        for i, rel in enumerate(chain.rels):
+            if rel != "=":
+                continue
+            a, b = sides[i], sides[i + 1]
+            va, vb = values[i], values[i + 1]
+            if va is None and vb is None:
+                continue
+            if va is not None and vb is not None:
+                if bare[i] and bare[i + 1]:
+                    continue  # "$1 = 100 cents": a conversion or a label, not a computation
+                if not _plain_pair(text, toks, a, b) or _conversion(text, toks, a, b) or _fragment(text, toks, a, b):
+                    continue
+                holds = va == vb or _approximately(text, toks, a, va, bare[i], b, vb, bare[i + 1]) or \
+                    _running(keys, kinds, b, va) or lenient
+                ops = frozenset(v for s, is_bare in ((a, bare[i]), (b, bare[i + 1])) if not is_bare
+                                for v in (number_value(keys[t]) for t in range(s.lo, s.hi) if kinds[t] == NUM) if v is not None)
+                computations.append(Computation(_whole(text, a), _whole(text, b), holds, a.start, b.end, vb, ops, va))
+                if bare[i + 1]:
+                    results.add(vb)
+                continue
+            sym, value = (a, vb) if va is None else (b, va)
+            if sym.hi > sym.lo and _symbolic(kinds[sym.lo:sym.hi]):
+                claims.append(Claim(commutative_key(keys[sym.lo:sym.hi], kinds[sym.lo:sym.hi]), _whole(text, sym), value,
+                                    min(a.start, b.start), max(a.end, b.end)))
+    numbers, stated = set(), set()
+    for k, (key, kind) in enumerate(zip(keys, kinds)):
+        if kind == NUM:
+            value = number_value(key)
+            if value is not None:
+                numbers.add(value)
+                if k not in operand:
+                    stated.add(value)
+    if claims:
+        claims = _mark_suppositions(text, claims)
+    return StepFacts(tuple(computations), tuple(claims), frozenset(numbers), frozenset(results), frozenset(stated))
+
+
+def _mark_suppositions(text: str, claims: list) -> list:
+    """Mark the hypothetical claims (:class:`Claim`): a supposing word earlier in the sentence, or
+    another value for the same side in the step."""
+    values: dict = {}
+    for claim in claims:
+        values.setdefault(claim.key, set()).add(claim.value)
+    out = []
+    for claim in claims:
+        head = text[max(0, claim.start - 300):claim.start]
+        cut = max(head.rfind(". "), head.rfind("\n"), head.rfind("? "), head.rfind("! "), head.rfind("; "))
+        words = {w.lower() for w in _WORD_RE.findall(head[cut + 1:])}
+        out.append(claim._replace(hypothetical=bool(words & SUPPOSING) or len(values[claim.key]) > 1))
+    return out
+
+
+def _balanced(kinds) -> bool:
+    depth = 0
+    for kind in kinds:
+        depth += (kind == OPEN) - (kind == CLOSE)
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def _plain_pair(text, toks, a, b) -> bool:
+    """Two sides that are whole: each balanced in brackets, nothing but the relation between
+    them (``P(X=4) = 35/625``: the ``4`` closes a bracket, it is no side of the second ``=``)."""
+    kinds = toks.kinds
+    return a.hi < b.lo and _balanced(kinds[a.lo:a.hi]) and _balanced(kinds[b.lo:b.hi]) and \
+        all(kinds[t] not in (OPEN, CLOSE) for t in range(a.hi, b.lo))
+
+
+def _fragment(text, toks, a, b) -> bool:
+    """A pair that is part of a larger statement: a side glued to characters the tokenizer left
+    out (:data:`_GLUED`, reading past math delimiters), an ambiguous ``a / b / c``, or a side
+    next to "of" (``60% of (700 - 280) = 60% of 420``)."""
+    keys, kinds = toks.keys, toks.kinds
+    before = text[max(0, toks.starts[a.lo] - 12):toks.starts[a.lo]]
+    before = re.sub(r"(?:\\[\[(]|\$)+\s*\Z", "", before.rstrip())
+    end = toks.ends[b.hi - 1]
+    after = re.sub(r"\A\s*(?:\\[\])]|\$)+", "", text[end:end + 12])
+    if (before[-1:] and not before[-1].isspace() and _GLUED.match(before[-1])
+            and not (before[-1].isalpha() and before[-1].isascii())) or (after[:1] and _GLUED.match(after[0])):
+        return True
+    if (a.lo > 0 and keys[a.lo - 1] == "~of") or (b.hi < len(keys) and keys[b.hi] == "~of"):
+        return True
+    for s in (a, b):
+        ks = keys[s.lo:s.hi]
+        if any(ks[t] == "/" and ks[t + 2] == "/" for t in range(len(ks) - 2)):
+            return True
+    return False
+
+
+def _running(keys, kinds, b, left_value) -> bool:
+    """``27 + 22 + 11 = 60 / 3 = 20``: the right side goes on from the left side's value (``=`` as
+    "then"), so the pair states no equality."""
+    k = b.lo
+    return k + 1 < b.hi and kinds[k] == NUM and kinds[k + 1] == OP and number_value(keys[k]) == left_value
+
+
+def _conversion(text, toks, a, b) -> bool:
+    r"""``42 \cdot 20/21 daps = 42 baps``: a word between the left side and ``=`` and another word
+    after the right side -- two units, a conversion rather than arithmetic."""
+    before = _WORD_RE.findall(text[toks.ends[a.hi - 1]:toks.starts[b.lo]])
+    after = _WORD_RE.match(text[toks.ends[b.hi - 1]:toks.ends[b.hi - 1] + 40].lstrip(" $"))
+    if not before or not after:
+        return False
+    return _stem(before[-1]) != _stem(after.group())
+
+
+def _stem(word: str) -> str:
+    word = word.lower()
+    return word[:-1] if word.endswith("s") else word
+
+
+def _whole(text: str, side) -> str:
+    """A side's text with the closing brackets its last token left out (``(2/3`` -> ``(2/3)``)."""
+    end = side.end
+    opened = sum(text.count(c, side.start, end) for c in "([{") - sum(text.count(c, side.start, end) for c in ")]}")
+    while opened > 0 and end < len(text) and text[end] in ")]} ":
+        opened -= text[end] != " "
+        end += 1
+    return text[side.start:end].strip()
+
+
+def _approximately(text, toks, a, va, a_bare, b, vb, b_bare) -> bool:
+    r"""Rounding (module doc); a percentage written for its number (``0.2 \cdot 100 = 20\%``); and,
+    when a side writes a decimal fraction, values within :data:`DECIMAL_TOLERANCE` of each other
+    (a rounded value carried on: ``99.3 \cdot 1.35 = 133.96``, ``56 \cdot 3/7 = 56 \cdot 0.42857``)."""
+    for side, value, is_bare, other in ((b, vb, b_bare, va), (a, va, a_bare, vb)):
+        if is_bare:
+            raw = text[toks.starts[side.lo]:toks.ends[side.hi - 1]].lstrip("-−")
+            places = _decimals(raw)
+            percent = raw.rstrip().endswith("%")
+            if places is not None and _rounds(value, places, other, 100 if percent else 1):
+                return True
+            if percent and rational(value) is not None and rational(other) == rational(value) * 100:
+                return True
+    written = text[toks.starts[a.lo]:toks.ends[b.hi - 1]]
+    if _DECIMAL_RE.search(written):
+        x, y = _to_float(va), _to_float(vb)
+        if x is not None and y is not None and abs(x - y) <= DECIMAL_TOLERANCE * max(abs(x), abs(y)):
+            return True
+    return False
+
+
+def _symbolic(kinds) -> bool:
+    """A side with a variable or a function and no prose word in it."""
+    return (ID in kinds or FUNC in kinds) and WORD not in kinds
+
+
+@lru_cache(maxsize=65536)
+def number_value(key: str) -> tuple | None:
+    """The value (:mod:`consensus_metrics.surds` form) of a number token key (``#3/4``), or ``None``."""
+    body = key[1:]
+    num, _, den = body.partition("/")
+    if not num.isdigit() or (den and not den.isdigit()) or len(body) > 60:
+        return None
+    value = Fraction(int(num), int(den)) if den else Fraction(int(num))
+    return ((1, value),) if value else ()
+
+
+__all__ = ["Computation", "Claim", "StepFacts", "step_facts", "side_value", "number_value", "clean_text", "EMPTY"]

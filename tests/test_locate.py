@@ -1,0 +1,239 @@
+"""The step locator (consensus_metrics.locate): each signal on real text, positive and negative.
+
+Texts are quoted from the development data (RAW, see benchmarks/bench_locate.py): the GSM8K
+chains of llm-reasoners' AutoRace human-label file (``gsm8k_human_labels@6538cc0.jsonl``, line
+numbers given), PRMBench's process files (``prm800k_test_*_4o_<kind>.jsonl``, ``idx`` given) with
+the nodes the shipped data files held for those problems when the tests were written (copied
+here, so a rebuild of the data does not change what is tested).
+"""
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis_profiles import examples
+
+from consensus_metrics.locate import Location, locate_first_error, problem_values
+from consensus_metrics.step_facts import step_facts
+from consensus_metrics.steps import split_steps, steps_from_list
+
+# AutoRace line 3 (gold 70000): step 2 multiplies the total cost instead of the price
+HOUSE_PROBLEM = ("Josh decides to try flipping a house.  He buys a house for $80,000 and then puts in $50,000 in "
+                 "repairs.  This increased the value of the house by 150%.  How much profit did he make?")
+HOUSE = ("\nStep 1 - He bought the house for 80,000 and put 50,000 into repairs so the total cost was 80,000+50,000 = "
+         "<<80000+50000=130000>>130,000\nStep 2 - He sold the house for 130,000 and the value went up by 150% so "
+         "that's 130,000*150% = $<<130000*150*.01=195000.0>>195,000\nStep 3 - He sold the house for 195,000 and he "
+         "spent 130,000 on buying and fixing it so his profit was 195,000-130,000 = $<<195000-130000=65000>>65,000\n"
+         "Step 4 - The answer is 65000")
+HOUSE_NODES = ["130000", "120000", "200000"]
+
+# AutoRace line 1 (gold 18): a right chain
+DUCKS_PROBLEM = ("Janet’s ducks lay 16 eggs per day. She eats three for breakfast every morning and bakes muffins for "
+                 "her friends every day with four. She sells the remainder at the farmers' market daily for $2 per "
+                 "fresh duck egg. How much in dollars does she make every day at the farmers' market?")
+DUCKS = ("\nStep 1 - Janet eats 3 duck eggs for breakfast and bakes 4 into muffins so 3 + 4 = <<3+4=7>>7 duck eggs are "
+         "used\nStep 2 - Each day Janet's ducks lay 16 eggs and she uses 7, 16 - 7 = <<16-7=9>>9 duck eggs are for "
+         "sale\nStep 3 - She sells her eggs for $2 per egg and has 9 available for sale so 2 * 9 = $<<2*9=18>>18 per "
+         "day\nStep 4 - The answer is 18")
+DUCKS_NODES = [{"id": "n1", "text": "16-3-4=9", "kind": "equation", "forms": ["9 = 16-3-4", "16-3-4 = 9"]}]
+
+# AutoRace line 21 (gold 15): 10 * (2/3) is not 8
+ORANGE = ("\nStep 1 - The orange drink is 2/3 water, so 10 liters of orange drink is 10 * (2/3) = <<10*(2/3)=8>>8 "
+          "liters of water.\nStep 2 - The remaining orange drink is 10 liters - 8 liters = <<10-8=2>>2 liters of "
+          "orange drink.\nStep 3 - The pineapple drink is 3/5 water, so 15 liters of pineapple drink is 15 * (3/5) = "
+          "<<15*(3/5)=12>>12 liters of water.\nStep 4 - The remaining pineapple drink is 15 liters - 12 liters = "
+          "<<15-12=3>>3 liters of pineapple drink.\nStep 5 - The total water in the mixture is 3 liters + 2 liters = "
+          "<<3+2=5>>5 liters of water.\nStep 6 - The answer is 5")
+ORANGE_NODES = ["15*3/5=9", "10-1=9", "9*2/3=6"]
+
+# AutoRace line 141 (gold 20): 4/20 of the cars is 20%, not 25%
+CARS = ("\nStep 1 - The total number of cars is 20 cars, so the number of semi-automatic cars is 20 cars - 12 cars - "
+        "4 cars = <<20-12-4=4>>4 cars.\nStep 2 - The proportion of semi-automatic cars is 4 cars / 20 cars * 100% = 25%"
+        "\nStep 3 - The answer is 25")
+
+# AutoRace line 77: 580/110 = 5.27 rounds; line 3: 130,000 * 150% = 195,000 holds
+PUPPY_STEP = "This means, she will need 580/110 = <<580/110=5.2727272727272725>>5.27 bags of dog food in the first year."
+
+# PRMBench prm_test_p2_1763 (step_contradiction, error at step 4): nodes 3 + 1/x = 7/x, 3x = 6
+RECIPROCAL_NODES = [{"id": "n1", "text": "3 + \\frac{1}{x} = \\frac{7}{x}"}, {"id": "n2", "text": "3x = 6"}]
+RECIPROCAL = ["I need to find a number that satisfies the given equation, so I will call that number x.",
+              "I can rewrite the equation using algebraic notation as 3 + 1/x = 7/x.",
+              "To eliminate the fractions, I can multiply both sides by x, which gives me 3x + 1 = 7.",
+              "Then I incorrectly subtract 1 from both sides: 3x = 8.",
+              "I divide by 3 to isolate x, which gives me x = 8/3."]
+
+# PRMBench prm_test_p2_1294 (original, error-free): guess and check around the node A = 5
+GUESSES = ["This gives me a system of equations: $AB = 10$, $3A-8B = -1$, and $-24 = -24$.",
+           "I notice that $10$ has only a few pairs of factors, so I try to guess and check.",
+           "If $A = 1$ and $B = 10$, then $3A-8B = -77$, which is too small.",
+           "If $A = 2$ and $B = 5$, then $3A-8B = -34$, which is still too small.",
+           "If $A = 5$ and $B = 2$, then $3A-8B = -1$, which is what I want.",
+           "So $A = 5$ and $B = 2$ is the solution."]
+
+# PRMBench prm_test_p2_2594 (original, error-free): two roots, one is not the node x = -5
+ROOTS_NODES = ["x^2 + 3x - 4 = 0", "x^2 + 9x + 20 = 0", "x = -5"]
+ROOTS = ["To solve for $|x^2+3x-4|=0$, I can drop the absolute value signs and get $x^2+3x-4=0$.",
+         "It looks like it factors nicely as $(x+4)(x-1)=0$.",
+         "So this equation has two solutions: $x=-4$ and $x=1$."]
+
+# PRMBench prm_test_p1_52 (original, "error-free" in PRMBench, but 650 * 90 is 58500) and
+# prm_test_p2_1958 (original): a matrix computation that is no scalar equation
+PLATES = ["So the total number of ways we can pick the numbers is $10*9=90$",
+          "So $676*90=60840$",
+          "And the total number of license plates is $650*90=585000$."]
+MATRIX = ("&= 6 \\begin{pmatrix} 1 \\\\ -7 \\\\ 18 \\end{pmatrix} - 3 \\begin{pmatrix} 4 \\\\ 7 \\\\ 2 \\end{pmatrix} "
+          "\\\\ \n&= \\begin{pmatrix} 6 - 12 - 12 \\\\ -42 - 21 + 14 \\\\ 108 - 6 - 6 \\end{pmatrix} \\\\ \n"
+          "&= \\begin{pmatrix} -18 \\\\ -49 \\\\ 96 \\end{pmatrix}.")
+
+
+# ----------------------------------------------------------------------------- steps
+def test_labelled_steps_paragraphs_lines_and_lists():
+    assert [s.body for s in split_steps(DUCKS)][-1] == "The answer is 18"
+    assert len(split_steps(DUCKS)) == 4
+    assert [s.body for s in split_steps("**Step 1:** x = 2\n\n**Step 2:** y = 3")] == ["x = 2", "y = 3"]
+    assert [s.body for s in split_steps("Intro.\nStep 1. a\nStep 2. b")] == ["Intro.", "a", "b"]
+    assert [s.body for s in split_steps("a\n\nb\nc\n\n\n")] == ["a", "b\nc"]
+    assert split_steps("   \n\n ") == []
+    text, steps = steps_from_list(["a", "", "b"])
+    assert [s.index for s in steps] == [0, 1, 2] and text[steps[2].start:steps[2].end] == "b"
+    with pytest.raises(TypeError, match="step 1 must be a string"):
+        steps_from_list(["a", 3])
+
+
+# ----------------------------------------------------------------------------- false computation
+def test_false_computation_found_in_real_steps():
+    loc = locate_first_error(ORANGE, ORANGE_NODES)  # the answer is not even needed
+    assert (loc.step, loc.kind) == (0, "false_computation")
+    assert "10 * (2/3) = 8 is false (10 * (2/3) is 20/3)" in loc.reason
+    loc = locate_first_error(CARS, [])  # a percentage; a problem without nodes
+    assert (loc.step, loc.kind) == (1, "false_computation")
+    assert locate_first_error(PLATES, ["26", "25"]).step == 2  # a real slip in a PRM800K solution
+    loc = locate_first_error(["Ok. $54 = 2 \\times 3^3$, so the prime factorization is $54$.",
+                              "Right. So the square root of 54 is $\\sqrt{54} = \\sqrt{6} \\cdot \\sqrt{9} = 2\\sqrt{27}$."])
+    assert loc.step == 1 and "= 2\\sqrt{27} is false" in loc.reason  # surds (PRMBench prm_test_p1_3)
+
+
+def test_true_rounded_and_non_computations_are_not_false():
+    assert not step_facts(PUPPY_STEP).false_computations  # 5.27 rounds 580/110
+    assert [c.holds for c in step_facts(PUPPY_STEP).computations] == [True]
+    house = step_facts("that's 130,000*150% = $<<130000*150*.01=195000.0>>195,000")
+    assert [c.holds for c in house.computations] == [True]
+    for text in ("One dollar is $1 = 100 cents", MATRIX,
+                 "So we get $P(X=4) = 35 \\times \\frac{1}{625} \\times \\frac{64}{125}$.",  # PRMBench prm_test_p1_71
+                 "So, if I multiply both sides by 42 * 20/21, I get 42 * 20/21 daps = 42 baps.",  # prm_test_p2_2602
+                 "So $\\sqrt{2} \\approx 1.41$"):
+        assert not step_facts(text).false_computations, text
+    loc = locate_first_error(DUCKS, DUCKS_NODES, answer_correct=True, problem=DUCKS_PROBLEM)
+    assert loc.step is None and loc.reason.startswith("no error found")
+
+
+# right-answer solutions of real model runs (RAW/trajectories: SkyThought MATH-500 runs of
+# Qwen2.5-14B-Instruct and gemma-2-27b-it, Rho-Math-7B on GSM8K): every "=" here is fine as meant
+MEANT_AS_WRITTEN = [
+    "1. **Testing \\(x = 1\\):**\n   \\[\n   3^{2 \\cdot 1} + 19 = 10^1\n   \\]\n   \\[\n   9 + 19 = 10\n   \\]\n"
+    "   \\[\n   28 \\neq 10\n   \\]\n   So, \\(x = 1\\) is not a solution.",
+    "\\[\n8^4 = (8^2)^2 = 9^2 = 81 \\equiv 81 - 7 \\times 11 = 81 - 77 = 4 \\pmod{11}\n\\]",
+    "* **Substitute and simplify:** Substitute 2² for 4 in the equation: \n   2⁸ = (2²)ˣ",
+    "(r₁ - 5) + (r₂ - 5) + (r₃ - 5) = r₁ + r₂ + r₃ - 15 = 49 - 15 = 34",
+    "$\\frac{7}{30}@\\frac{10}{21} = (7)(10)\\left(\\frac{21}{30}\\right)$",
+    "If 6 Pomeranians are girls, then there are 6 / 1/3 = 6 * 3 = 18 Pomeranians.",
+    "So each person got 27 + 22 + 11 = 60 seashells / 3 = 20 seashells. The answer is 20.",
+    "Team The finders found 60% of the remaining shells, which is 60% of (700 - 280) = 60% of 420, or 0.60 * 420 = 252 shells.",
+    "Jerry's share is 0.2 * 100 = 20% of the pie.",
+    "the cost is 99.3 * 1.35 = 133.96 dollars, and \\(56 \\times \\frac{3}{7} = 56 \\times 0.42857 = 24\\)",
+]
+
+
+@pytest.mark.parametrize("text", MEANT_AS_WRITTEN)
+def test_equalities_meant_otherwise_are_not_false(text):
+    assert not step_facts(text).false_computations
+
+
+def test_slips_in_right_answer_solutions_are_found():
+    # Rho-Math-7B, GSM8K: right final answers with a false step on the way
+    assert locate_first_error(["So he needs 7/18 * 162 = 56 more."], [], answer_correct=True).kind == "false_computation"
+    assert locate_first_error(["The difference is 398 - 540 = 142 dollars."], []).step == 0
+
+
+# ----------------------------------------------------------------------------- node contradiction
+def test_step_contradicting_a_node():
+    loc = locate_first_error(RECIPROCAL, RECIPROCAL_NODES)
+    assert (loc.step, loc.kind, loc.node) == (3, "contradicts_node", "n2")
+    assert loc.reason == "step 4 gives 3x = 8; node n2 says 3x = 6"
+
+
+def test_suppositions_and_several_roots_contradict_no_node():
+    assert locate_first_error(GUESSES, ["A = 5"], answer_correct=True).step is None
+    assert locate_first_error(ROOTS, ROOTS_NODES, answer_correct=True).step is None
+    # the same claim stated as a fact, and the solution never says A = 5: a contradiction
+    assert locate_first_error(["So $A = 2$ and $B = 5$ is the solution."], ["A = 5"]).kind == "contradicts_node"
+    # a solution that also states the node's value elsewhere is exploring cases
+    assert locate_first_error(["Case one gives $x - 4 = 12$.", "So $x-4 = -12$ too."], ["x - 4 = -12"]).step is None
+
+
+# ----------------------------------------------------------------------------- leaving the path
+def test_wrong_answer_leaves_the_path_at_the_first_new_value():
+    loc = locate_first_error(HOUSE, HOUSE_NODES, answer_correct=False, problem=HOUSE_PROBLEM)
+    assert (loc.step, loc.kind) == (1, "leaves_path")
+    assert loc.reason == ("step 2 states 195000, a value on no node and not in the problem "
+                          "(last node reached: n1 at step 1); the final answer is wrong")
+    assert loc.trace == [["n1"], ["n1"], ["n1"], ["n1"]]
+
+
+def test_right_or_unknown_answer_never_leaves_the_path():
+    for verdict in (True, None):
+        loc = locate_first_error(HOUSE, HOUSE_NODES, answer_correct=verdict, problem=HOUSE_PROBLEM)
+        assert loc.step is None and loc.kind is None
+    assert "the final answer is unknown" in locate_first_error(HOUSE, HOUSE_NODES).reason
+
+
+def test_problem_numbers_and_node_values_are_not_new():
+    # nodes as a rebuild with more voices gives them: every value of the right chain is then a
+    # problem number or a node value, so a wrong verdict (a grader's slip) finds no new value and
+    # falls back to the step after the last node reached
+    nodes = ["3+4=7", "16-7=9", "9*2=18"]
+    loc = locate_first_error(DUCKS, nodes, answer_correct=False, problem=DUCKS_PROBLEM)
+    assert (loc.step, loc.kind) == (3, "leaves_path")
+    assert loc.reason == "no node is reached after step 3 (n3); the final answer is wrong"
+    assert loc.trace == [["n1"], ["n1", "n2"], ["n1", "n2", "n3"], ["n1", "n2", "n3"]]
+    # with today's single node, 7 (3 + 4) is a value on no node: the first new value
+    assert locate_first_error(DUCKS, DUCKS_NODES, answer_correct=False, problem=DUCKS_PROBLEM).step == 0
+    values = {str(v[0][1]) for v in problem_values(DUCKS_PROBLEM) if v}
+    assert {"16", "3", "4", "2", "1/2", "1/3", "60"} <= values  # numbers, number words, reciprocals, factors
+    # a conversion factor stated is no new value; a result is, even when it is a factor
+    chain = ["There are 60 minutes in an hour.", "So 3 * 5 = 15 minutes.", "The answer is 15."]
+    assert locate_first_error(chain, [], answer_correct=False, problem="3 times 5 minutes").step == 1
+
+
+def test_problem_without_nodes_says_so():
+    loc = locate_first_error(HOUSE, [], answer_correct=False, problem=HOUSE_PROBLEM)
+    assert loc.step == 0 and "the problem has no nodes" in loc.reason  # 130,000 is not in the problem
+    assert "only computations were checked" in locate_first_error(DUCKS, [], answer_correct=True).reason
+
+
+# ----------------------------------------------------------------------------- contract
+def test_location_json_and_position():
+    loc = locate_first_error(ORANGE, ORANGE_NODES)
+    data = loc.to_json()
+    assert data["step"] == 0 and data["position"] == 0.0 and data["n_steps"] == 6 and data["kind"] == "false_computation"
+    assert Location(3, "leaves_path", "", n_steps=5).position == 0.75
+
+
+def test_bad_solutions_and_budget():
+    assert locate_first_error("", []).reason == "no step: the solution is empty"
+    with pytest.raises(TypeError):
+        locate_first_error(["ok", None], [])
+    with pytest.raises(TypeError):
+        locate_first_error(12, [])
+    assert locate_first_error("Step 1 - 3 + 4 = 7", []).step is None  # a lone label is no number
+    huge = "\n".join(["so 2 * 3 = 6 and x = 5. " * 250] * 400)  # 400 steps of 6,000 characters
+    loc = locate_first_error(huge, ["x = 5"], answer_correct=False, budget_s=0.05)
+    assert loc.timed_out and loc.step is None and loc.reason == "out of time"
+
+
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=st.text(alphabet=st.sampled_from(list("0123456789 =+-*/().%\\$x\n{}^_,frac sqrtStep:")), max_size=200),
+       verdict=st.sampled_from([True, False, None]))
+def test_any_text_gives_a_location(text, verdict):
+    loc = locate_first_error(text, ["x = 5", "3*4=12"], answer_correct=verdict, problem="12 apples and 5", budget_s=1.0)
+    assert isinstance(loc, Location)
+    assert loc.step is None or 0 <= loc.step < loc.n_steps

@@ -1,0 +1,74 @@
+"""The first wrong step everywhere NCR is: ``score`` rows, the lm-eval per-sample log, the TRL
+reward's logs and the verl adapter's extra info (logged, never rewarded)."""
+
+import json
+import subprocess
+import sys
+
+from consensus_metrics import locate_in_score, score_trajectory
+
+# GSM8K test/0 (Janet's ducks, gold 18) with its shipped node, and AutoRace-style answers
+NODES = [{"id": "n1", "text": "16-3-4=9", "kind": "equation", "forms": ["9 = 16-3-4"]}]
+PROBLEM = ("Janet’s ducks lay 16 eggs per day. She eats three for breakfast every morning and bakes muffins for "
+           "her friends every day with four. She sells the remainder at the farmers' market daily for $2 per fresh "
+           "duck egg. How much in dollars does she make every day at the farmers' market?")
+RIGHT = "She sells 16 - 3 - 4 = 9 eggs.\n\nShe makes 9 * 2 = 18 dollars. The answer is \\boxed{18}."
+WRONG = "She sells 16 - 3 - 4 = 9 eggs.\n\nShe makes 9 * 2 = 20 dollars. The answer is \\boxed{20}."
+
+
+def test_locate_in_score_reuses_the_scored_matches():
+    score = score_trajectory(WRONG, NODES, "18", count_tokens=False)
+    loc = locate_in_score(WRONG, NODES, score, PROBLEM)
+    assert (loc.step, loc.kind) == (1, "false_computation") and loc.trace == [["n1"], ["n1"]]
+    assert WRONG[loc.span[0]:loc.span[1]].startswith("She makes 9 * 2 = 20")
+    right = locate_in_score(RIGHT, NODES, score_trajectory(RIGHT, NODES, "18", count_tokens=False), PROBLEM)
+    assert right.step is None and "the final answer is right" in right.reason
+
+
+def test_score_command_writes_the_first_error_per_row(tmp_path):
+    (tmp_path / "data.jsonl").write_text(json.dumps({"id": "g0", "benchmark": "gsm8k", "problem": PROBLEM,
+                                                     "answer": "18", "nodes": NODES}, ensure_ascii=False) + "\n")
+    (tmp_path / "samples.jsonl").write_text(json.dumps({"id": "g0", "completions": [RIGHT, WRONG]}) + "\n")
+    proc = subprocess.run([sys.executable, "-m", "consensus_metrics", "score", "--data", "data.jsonl",
+                           "--samples", "samples.jsonl", "--out", "scores.jsonl", "--quiet"],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    rows = [json.loads(line) for line in (tmp_path / "scores.jsonl").read_text().splitlines()]
+    assert [r["first_error"]["step"] for r in rows] == [None, 1]
+    assert rows[1]["first_error"]["kind"] == "false_computation" and rows[1]["first_error"]["position"] == 1.0
+    assert rows[1]["first_error"]["reached"] == {"n1": 0}
+
+
+def test_lm_eval_log_carries_it_and_the_table_does_not():
+    from lm_eval_tasks.consensusbench.utils import process_results
+
+    doc = {"problem": PROBLEM, "answer": "18", "tpn_tokenizer": "", "nodes": NODES}
+    out = process_results(doc, [[RIGHT, WRONG]])
+    assert [t["first_error"]["step"] for t in out["trajectories"]] == [None, 1]
+    assert not any("first_error" in key or "left_path" in key for key in out)
+
+
+def test_trl_reward_logs_where_wrong_completions_leave_the_path():
+    from training_recipes.rewards import consensus_reward
+
+    logged = {}
+    completions = [[{"role": "assistant", "content": RIGHT}], [{"role": "assistant", "content": WRONG}]]
+    kwargs = dict(completions=completions, answer=["18", "18"], nodes=[NODES, NODES], problem=[PROBLEM, PROBLEM])
+    plain = consensus_reward("linear")(**kwargs)
+    rewards = consensus_reward("linear", log_first_error=True)(**kwargs, log_metric=logged.__setitem__)
+    assert rewards == plain  # logged, never rewarded
+    assert logged["consensus_linear/left_path"] == 1.0 and logged["consensus_linear/left_path_position"] == 1.0
+    quiet = {}
+    consensus_reward("linear")(**kwargs, log_metric=quiet.__setitem__)
+    assert not any("left_path" in key for key in quiet)  # off by default
+
+
+def test_verl_adapter_reports_it_as_extra_info():
+    from training_recipes.verl_adapter import compute_score
+
+    plain = compute_score("consensusbench/gsm8k", WRONG, "18", {"nodes": NODES})
+    out = compute_score("consensusbench/gsm8k", WRONG, "18", {"nodes": NODES, "problem": PROBLEM}, locate=True)
+    assert out["score"] == plain["score"] and "left_path" not in plain
+    assert out["left_path"] == 1.0 and out["left_path_position"] == 1.0
+    right = compute_score("consensusbench/gsm8k", RIGHT, "18", {"nodes": NODES}, locate="true")
+    assert right["left_path"] == 0.0 and right["left_path_position"] == -1.0
