@@ -3,8 +3,9 @@
 A **voice** is one solver: a model (its checkpoints, prompts and repeated runs are one voice) or
 every human-written source of the problem together (``"reference"``). From a problem's
 :class:`~node_builder.evidence.Evidence`, :func:`select` keeps a candidate when, over the ``n``
-voices with a correct solution, the ``k`` voices whose correct solutions state it satisfy the
-:class:`ConsensusRule`::
+voices whose correct solutions show their work (state at least one candidate of the problem: a
+tool-integrated output that prints only its answer, or an answer-only reply, has no say), the
+``k`` voices whose correct solutions state it satisfy the :class:`ConsensusRule`::
 
     k / n >= min_share   and   k >= min(min_voices, n)   and   k >= 2          (n >= 2)
 
@@ -118,10 +119,12 @@ def select(evidence: Evidence, rule: ConsensusRule, exclude_voice: str | None = 
     voice_of = [t.voice for t in trajectories]
     kept_t = [i for i, v in enumerate(voice_of) if v != exclude_voice]
     voices = sorted({voice_of[i] for i in kept_t})
-    n = len(voices)
     stats = {reason: 0 for reason in SELECT_REASONS}
-    if n == 0:
+    if not voices:
         return Selection([], voices, stats)
+    kept_set = set(kept_t)
+    speaking = {voice_of[t] for c in evidence.candidates for t in c.hits if t in kept_set} or set(voices)
+    n = len(speaking)
     single = n == 1
     answer_at: dict[str, float] = {}
     for t in kept_t:
@@ -135,10 +138,10 @@ def select(evidence: Evidence, rule: ConsensusRule, exclude_voice: str | None = 
 
     chosen: list[tuple[Candidate, Node]] = []
     for candidate in evidence.candidates:
-        own = candidate.mined_from & set(kept_t)
+        own = candidate.mined_from & kept_set
         if candidate.cluster is not None and not own:
             continue  # mined only from the excluded voice: not a candidate of this build
-        hit = {t for t in candidate.hits if t in set(kept_t)}
+        hit = {t for t in candidate.hits if t in kept_set}
         if not hit or not own <= hit:
             stats["unmatched"] += 1
             continue

@@ -60,7 +60,10 @@ from node_builder.schema import Problem
 COMMON_SHARE = 0.02
 #: A node covered by more than this share carries no evidence, even corroborated (3, 4, 6 in MATH):
 #: two such numbers meet in an unrelated solution too often. Dropped.
-VERY_COMMON_SHARE = 0.10
+VERY_COMMON_SHARE = 0.25
+#: The most a record's nodes may credit other problems' solutions: the share of background texts
+#: of other problems that would earn any credit under the context rule (docs/SPEC.md §3 rule 5).
+MAX_FALSE_CREDIT = 0.01
 #: Background texts sampled (the estimate's resolution is 1 / this).
 BACKGROUND_TEXTS = 600
 #: A digit-free node (an identity's shape) covered by solutions of this many other problems is generic.
@@ -81,8 +84,8 @@ def _probe_key(node: dict) -> tuple:
     return (node["kind"], node["value"], *node["forms"])
 
 
-def background_hits(records: list[dict], sample: list[tuple[str, str]], quiet: bool = True) -> dict[tuple, list[str]]:
-    """``{node key: [problem id of every sampled text covering it]}`` for every node of ``records``.
+def background_hits(records: list[dict], sample: list[tuple[str, str]], quiet: bool = True) -> dict[tuple, list[int]]:
+    """``{node key: [index in sample of every text covering it]}`` for every node of ``records``.
 
     Each text is matched only against the nodes whose anchors it holds (a necessary condition,
     :mod:`consensus_metrics.anchors`; anchor groups are tested once per text), so the cost grows
@@ -92,10 +95,10 @@ def background_hits(records: list[dict], sample: list[tuple[str, str]], quiet: b
         for node in record["nodes"]:
             probes.setdefault(_probe_key(node), {"id": f"p{len(probes)}", "text": node["text"], "kind": node["kind"],
                                                  "value": node["value"], "forms": node["forms"]})
-    hits: dict[tuple, list[str]] = {key: [] for key in probes}
+    hits: dict[tuple, list[int]] = {key: [] for key in probes}
     by_id = {probe["id"]: key for key, probe in probes.items()}
     anchored = [(probe, [form_anchors(form) for form in probe["forms"]]) for probe in probes.values()]
-    for pid, text in tqdm(sample, desc="background", unit="text", disable=quiet):
+    for index, (_pid, text) in enumerate(tqdm(sample, desc="background", unit="text", disable=quiet)):
         present: dict[tuple, bool] = {}
         lowered = text.lower()
 
@@ -109,7 +112,7 @@ def background_hits(records: list[dict], sample: list[tuple[str, str]], quiet: b
         if candidates:
             for match in match_nodes(text, candidates, budget_s=None, symbolic=False):
                 if match.covered:
-                    hits[by_id[match.node_id]].append(pid)
+                    hits[by_id[match.node_id]].append(index)
     return hits
 
 
@@ -157,27 +160,63 @@ def _add_note(record: dict, note: str) -> None:
     prov["note"] = f"{prov['note']}; {note}" if prov.get("note") else note
 
 
+def credited_texts(nodes: list[dict], texts: list[set]) -> set:
+    """The background texts that would earn credit from ``nodes`` under the context rule: any
+    text covering a standalone node, or two common ones (``texts[i]``: the texts covering node i)."""
+    out: set = set()
+    common_seen: set = set()
+    for node, covering in zip(nodes, texts):
+        if node["standalone"]:
+            out |= covering
+        else:
+            out |= common_seen & covering
+            common_seen |= covering
+    return out
+
+
+def prune_false_credit(nodes: list[dict], texts: list[set], others: int, limit: float = MAX_FALSE_CREDIT):
+    """Drop nodes, the one whose removal spares the most background texts first (then the least
+    supported), until the record credits at most ``limit`` of the ``others`` texts of other
+    problems. Returns ``(kept nodes, kept texts)``."""
+    nodes, texts = list(nodes), list(texts)
+    while nodes and others and len(credited_texts(nodes, texts)) > limit * others:
+        best = None
+        for i in range(len(nodes)):
+            rest = credited_texts(nodes[:i] + nodes[i + 1:], texts[:i] + texts[i + 1:])
+            key = (len(rest), nodes[i]["support"], -len(texts[i]), nodes[i]["text"])
+            if best is None or key < best[0]:
+                best = (key, i)
+        i = best[1]
+        del nodes[i], texts[i]
+    return nodes, texts
+
+
 def finalize_record(record: dict, shares: list[float], common_share: float, max_nodes: int,
-                    elsewhere: list[int] | None = None) -> dict:
-    """Steps 2-5 for one record, given each node's background share and the number of other
-    problems whose sampled solutions cover it (in node order)."""
+                    elsewhere: list[int] | None = None, texts: list[set] | None = None, others: int = 0) -> dict:
+    """Steps 2-5 for one record, given each node's background share, the number of other
+    problems whose sampled solutions cover it and which of the ``others`` background texts of
+    other problems cover it (in node order)."""
     stats = record["provenance"]["refine"]
-    nodes, too_common = [], []
+    texts = texts if texts is not None else [set() for _ in record["nodes"]]
+    nodes, node_texts, too_common = [], [], []
     for i, (node, share) in enumerate(zip(record["nodes"], shares)):
         if share > VERY_COMMON_SHARE:
-            too_common.append(node["text"])  # in one unrelated solution in ten: no evidence at all
+            too_common.append(node["text"])  # in one unrelated solution in four: no evidence at all
             continue
         if elsewhere is not None and elsewhere[i] >= GENERIC_PROBLEMS and digit_free(node["text"]):
             stats["generic"] = stats.get("generic", 0) + 1  # an identity any problem may use
             continue
         node["standalone"] = share <= common_share
         nodes.append(node)
+        node_texts.append(texts[i])
+    pruned, node_texts = prune_false_credit(nodes, node_texts, others)
+    too_common += [n["text"] for n in nodes if not any(n is kept for kept in pruned)]
     stats["too_common"] += len(too_common)
-    if too_common and not nodes:
-        _add_note(record, f"only nodes found in more than {VERY_COMMON_SHARE:.0%} of other problems' solutions "
-                          f"({', '.join(too_common)}): no evidence of this problem")
-    kept = _one_node_per_step(nodes)
-    stats["redundant"] += len(nodes) - len(kept)
+    if too_common and not pruned:
+        _add_note(record, f"only nodes that other problems' solutions state too often ({', '.join(too_common)}): "
+                          "no evidence of this problem")
+    kept = _one_node_per_step(pruned)
+    stats["redundant"] += len(pruned) - len(kept)
     capped = _cap(kept, max_nodes)
     stats["over_cap"] += len(kept) - len(capped)
     if len(capped) == 1 and not capped[0]["standalone"]:  # nothing could ever corroborate it
@@ -200,22 +239,28 @@ class Background:
     def __init__(self, records: list[dict], problems: Iterable[Problem], size: int = BACKGROUND_TEXTS,
                  quiet: bool = True):
         sample = background_sample(problems, size)
+        self.pids = [pid for pid, _ in sample]
         self.hits = background_hits(records, sample, quiet)
         self.total = len(sample)
         self.per_problem: dict[str, int] = {}
-        for pid, _ in sample:
+        for pid in self.pids:
             self.per_problem[pid] = self.per_problem.get(pid, 0) + 1
 
-    def context(self, record: dict) -> tuple[list[float], list[int]]:
-        """Per node of ``record``: its background share and how many other problems' texts cover it."""
-        others = self.total - self.per_problem.get(record["id"], 0)
-        shares, elsewhere = [], []
+    def others(self, record: dict) -> int:
+        """Background texts of problems other than ``record``'s."""
+        return self.total - self.per_problem.get(record["id"], 0)
+
+    def context(self, record: dict) -> tuple[list[float], list[int], list[set]]:
+        """Per node of ``record``: its background share, how many other problems' texts cover it,
+        and which background texts of other problems cover it."""
+        others = self.others(record)
+        shares, elsewhere, texts = [], [], []
         for node in record["nodes"]:
-            pids = self.hits.get(_probe_key(node), [])
-            mine = sum(1 for pid in pids if pid != record["id"])
-            shares.append(mine / others if others else 0.0)
-            elsewhere.append(len(set(pids) - {record["id"]}))
-        return shares, elsewhere
+            covering = {i for i in self.hits.get(_probe_key(node), []) if self.pids[i] != record["id"]}
+            texts.append(covering)
+            shares.append(len(covering) / others if others else 0.0)
+            elsewhere.append(len({self.pids[i] for i in covering}))
+        return shares, elsewhere, texts
 
 
 def finalize_records(records: list[dict], problems: Iterable[Problem], common_share: float = COMMON_SHARE,
@@ -225,6 +270,6 @@ def finalize_records(records: list[dict], problems: Iterable[Problem], common_sh
     already measured :class:`Background` holding every node of ``records``."""
     background = background or Background(records, problems, size, quiet)
     for record in records:
-        shares, elsewhere = background.context(record)
-        finalize_record(record, shares, common_share, max_nodes, elsewhere)
+        shares, elsewhere, texts = background.context(record)
+        finalize_record(record, shares, common_share, max_nodes, elsewhere, texts, background.others(record))
     return records

@@ -50,6 +50,7 @@ class Trajectory:
     voice: str = ""
     origin: str = ""  # "file:line" of a run's row
     pred: str = ""  # the final answer math-verify read from it (set by the filter; "" for references)
+    tool: bool = False  # a tool-integrated output (programs dropped): its prose states little
 
     def __post_init__(self):
         if not self.voice:

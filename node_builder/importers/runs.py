@@ -182,6 +182,11 @@ class RunMap:
     voices: tuple[tuple[str, str], ...] = ()
     doc: str = ""
 
+    @property
+    def tool_integrated(self) -> bool:
+        """Its outputs interleave programs with prose (programs dropped, or read as turns)."""
+        return self.drop_code or self.turns is not None
+
     def __post_init__(self):
         if self.join not in JOINS:
             raise ValueError(f"run map {self.name}: join must be one of {JOINS}, got {self.join!r}")
@@ -459,7 +464,8 @@ def load(path: str | Path, benchmark: str, run_map: RunMap) -> ImportResult:
                 texts = unique
             count.outputs += len(texts)
             problem = Problem(id=pid, benchmark=benchmark, problem=statement, answer=answer, origin=where)
-            problem.trajectories = [Trajectory(text=t, source=f"model:{model}", voice=voice, origin=where)
+            problem.trajectories = [Trajectory(text=t, source=f"model:{model}", voice=voice, origin=where,
+                                               tool=run_map.tool_integrated)
                                     for t in texts]
             result.problems.append(problem)
     return result
