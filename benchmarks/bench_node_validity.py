@@ -136,6 +136,7 @@ def leave_one_model_out(benchmark: str, problems, evidences, rules, seed: int) -
     voices = sorted({t.voice for p in problems for t in p.trajectories} - {"reference"})
     rng = random.Random(seed)
     pairs = {rule: [] for rule in rules}
+    prose_pairs = {rule: [] for rule in rules}  # chain-of-thought solutions only (no tool-integrated run)
     unrelated = {rule: [] for rule in rules}
     per_voice = {rule: {} for rule in rules}
     for voice in tqdm(voices, desc=f"{benchmark}: leave one model out", file=sys.stderr):
@@ -155,7 +156,10 @@ def leave_one_model_out(benchmark: str, problems, evidences, rules, seed: int) -
             for rule in rules:
                 record = by_id[rule][pid]
                 if record["nodes"]:
-                    mine[rule].append((credited(keys, record["nodes"]) / len(record["nodes"]), int(bool(t.correct))))
+                    pair = (credited(keys, record["nodes"]) / len(record["nodes"]), int(bool(t.correct)))
+                    mine[rule].append(pair)
+                    if not t.tool:
+                        prose_pairs[rule].append(pair)
         others_scores = {rule: [] for rule in rules}
         for pid, nodes_by_key in union.items():
             others = [text for other, text in solutions if other != pid]
@@ -169,7 +173,8 @@ def leave_one_model_out(benchmark: str, problems, evidences, rules, seed: int) -
             per_voice[rule][voice] = summary(mine[rule], others_scores[rule])
             pairs[rule] += mine[rule]
             unrelated[rule] += others_scores[rule]
-    return {rule: summary(pairs[rule], unrelated[rule], voices=len(voices), per_voice=per_voice[rule]) for rule in rules}
+    return {rule: summary(pairs[rule], unrelated[rule], voices=len(voices), per_voice=per_voice[rule],
+                          chain_of_thought=summary(prose_pairs[rule], [])) for rule in rules}
 
 
 def coverage_of(records: list[dict], problems) -> dict:
@@ -250,14 +255,22 @@ def card_section(report: dict) -> str:
         rows = f"| {label} | {r['n_correct']} / {r['n_wrong']} | **{r['ncr_correct']}** | {r['ncr_wrong']} | **{r['auc']}** | "
         rows += f"{r['unrelated_ncr']} ({(r['unrelated_with_credit'] or 0):.1%}) |"
         lines.append(rows)
+        cot = r.get("chain_of_thought")
+        if cot and cot["n_correct"] and cot["n_correct"] != r["n_correct"]:
+            lines.append(f"| {LABELS[name]}: the same, chain-of-thought solutions only (no tool-integrated run) | "
+                         f"{cot['n_correct']} / {cot['n_wrong']} | **{cot['ncr_correct']}** | {cot['ncr_wrong']} | "
+                         f"**{cot['auc']}** | |")
     for name in LOMO_SETS:
         if name in report and report[name].get("grid"):
             lines += ["", f"{LABELS[name]}, the consensus rules compared (leave one model out; coverage of the full build):", "",
-                      "| rule | problems with nodes | nodes by 2+ voices | NCR correct | NCR wrong | AUC | unrelated NCR |",
-                      "|---|---:|---:|---:|---:|---:|---:|"]
+                      "| rule | problems with nodes | nodes by 2+ voices | NCR correct | NCR wrong | AUC | "
+                      "chain-of-thought: NCR correct / AUC | unrelated NCR |",
+                      "|---|---:|---:|---:|---:|---:|---|---:|"]
             for row in report[name]["grid"]:
+                cot = row.get("chain_of_thought") or {}
                 lines.append(f"| {row['rule']} | {row['coverage']['with_nodes_pct']}% | {row['coverage']['two_voice_nodes_pct']}% "
-                             f"| {row['ncr_correct']} | {row['ncr_wrong']} | {row['auc']} | {row['unrelated_ncr']} |")
+                             f"| {row['ncr_correct']} | {row['ncr_wrong']} | {row['auc']} | "
+                             f"{cot.get('ncr_correct')} / {cot.get('auc')} | {row['unrelated_ncr']} |")
     lines += ["", f"Seed {report['seed']}; {report['seconds']:.0f} s on this machine."]
     return "\n".join(lines)
 

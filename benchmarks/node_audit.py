@@ -56,7 +56,7 @@ CARD_END = "<!-- audit:end -->"
 
 
 def records(name: str) -> list[dict]:
-    with open(DATA / f"{name}.jsonl", encoding="utf-8") as handle:
+    with open(Path(DATA) / f"{name}.jsonl", encoding="utf-8") as handle:
         return [json.loads(line) for line in handle]
 
 
@@ -138,7 +138,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", help="sample: write the sheet here (JSON lines)")
     parser.add_argument("--verdicts", default=str(VERDICTS), help="report: the folder of precision.jsonl and recall.jsonl")
     parser.add_argument("--card", help="report: write the result into this data card (between its audit markers)")
+    parser.add_argument("--data", help="the folder of the four test sets (default: the shipped ones)")
     args = parser.parse_args(argv)
+    if args.data:
+        globals()["DATA"] = Path(args.data)
     if args.command in ("sample", "recall-sample"):
         rows = (draw_nodes(args.per_benchmark or 40, args.seed) if args.command == "sample"
                 else draw_records(args.per_benchmark or 10, args.seed))

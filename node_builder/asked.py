@@ -12,8 +12,9 @@ out every value that *is* the answer under another name:
   answer (``192/5`` where ``m + n = 197``; ``\frac{20\sqrt{21}}{63}`` where ``m+n+p = 104``);
 * **the value before a final reduction** -- "the remainder when ... is divided by 1000", "the
   last three digits": an integer congruent to the gold modulo that number (``8321`` for ``321``);
-* an expression answer up to the order of terms or exactly at random rational points
-  (``\frac{9a + 11}{20}`` for ``\frac{11+9a}{20}``).
+* an expression answer up to the order of terms and factors (``\frac{9a + 11}{20}`` for
+  ``\frac{11+9a}{20}``); the steps of a simplification are equal to its answer by definition and
+  stay (``\frac{16+24a}{20} - \frac{5+15a}{20}``).
 
 :func:`is_answer_value` and :func:`is_answer_form` answer "is this (side of a) node the answer?".
 Everything is exact (rationals and square roots, :mod:`consensus_metrics.surds`); nothing is
@@ -36,7 +37,7 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
-from node_builder.matcher import ID, NUM, canonical_key, exact_equivalent, order_free_key, surd_value, tokenize_form
+from node_builder.matcher import ID, NUM, canonical_key, order_free_key, surd_value, tokenize_form
 
 #: Unit conversions an answer is often also stated in, and the words that make them likely:
 #: minutes and hours (or seconds), cents and dollars.
@@ -63,7 +64,6 @@ class Asked:
     gold_value: tuple | None  # the gold's exact value (units aside)
     values: frozenset  # exact values (surd tuples, see consensus_metrics.surds) that are the answer
     gold_key: str  # order-free canonical key of the gold (expression answers)
-    gold_tokens: tuple | None  # (keys, kinds) of the gold when it has variables (exact comparison)
     request: dict | None  # part letter -> coefficient of the requested combination (m+n -> {m: 1, n: 1})
     template: tuple | None  # (keys, kinds) of the form the parts fill ($\frac{m}{n}$)
     modulus: int | None
@@ -140,11 +140,9 @@ def asked(problem: str, gold: str) -> Asked:
         for factor, words in UNIT_FACTORS:
             if words.search(problem):
                 values.update((_scaled(value, Fraction(factor)), _scaled(value, Fraction(1, factor))))
-    keys, kinds = tokenize_form(gold)
-    gold_tokens = (keys, kinds) if value is None and any(kind == ID for kind in kinds) else None
     request = request_of(problem)
     template = template_of(problem, request) if request else None
-    return Asked(gold, value, frozenset(values), order_free_key(gold) if gold.strip() else "", gold_tokens, request,
+    return Asked(gold, value, frozenset(values), order_free_key(gold) if gold.strip() else "", request,
                  template, modulus_of(problem))
 
 
@@ -216,10 +214,4 @@ def is_answer_form(text: str, q: Asked) -> bool:
         return True
     if q.gold_key and order_free_key(text) == q.gold_key:
         return True
-    if q.gold_tokens is not None:
-        keys, kinds = tokenize_form(text)
-        names = {k for k, kind in zip(keys, kinds) if kind == ID}
-        gold_names = {k for k, kind in zip(*q.gold_tokens) if kind == ID}
-        if names and names == gold_names:
-            return bool(exact_equivalent((keys, kinds), q.gold_tokens, "expr", sorted(names)))
     return canonical_key(text) == canonical_key(q.gold)

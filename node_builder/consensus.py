@@ -9,15 +9,20 @@ tool-integrated output that prints only its answer, or an answer-only reply, has
 
     k / n >= min_share   and   k >= min(min_voices, n)   and   k >= 2          (n >= 2)
 
-With a single voice (``n == 1``: AIME 2025's maintainer solutions, a problem only the reference
-solves) nothing can be agreed on; its nodes are what that voice's several solutions share
-(``(k + 1) / (m + 2) >= 0.75`` over its ``m`` solutions; a lone solution keeps its nodes) and
-the record is flagged ``single_voice``. The defaults were chosen on leave-one-model-out validity
+Where no candidate reaches ``min_share``, the most shared candidates stand for the problem when
+two voices, and at least ``fallback_share`` of them, state them. With a single voice (``n == 1``:
+AIME 2025's maintainer solutions, a problem only the reference solves) nothing can be agreed on;
+its nodes are what two or more of that voice's solutions share (a lone solution keeps its nodes)
+and the record is flagged ``single_voice``. The defaults were chosen on leave-one-model-out validity
 (``benchmarks/bench_node_validity.py --grid``; the curve is in the data card).
 
 Then, per problem (rules of the audit's rubric that need the voices; each counted in ``stats``):
 
 * **unmatched** -- a rule-mined candidate must match every trajectory it was mined from;
+* **the step of an agreed value** -- the computation of a value the voices agree on
+  (``10 \\cdot 0.5 = 5`` for ``5``) is kept when two voices write it, agreed or not: where the value
+  is a common number, it is that computation that stands for the step
+  (:mod:`node_builder.finalize`: one node per step);
 * **route** -- every symbol of a node appears in the problem or in the solutions of two voices
   (``6K = 42`` where only one solution introduced ``K``);
 * **check** -- a node the voices state only after they state the answer verifies the answer
@@ -46,8 +51,9 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass, field, replace
 
-from node_builder.evidence import Candidate, Evidence
+from node_builder.evidence import Candidate, Evidence, computed_value
 from node_builder.hygiene import is_part_of, symbols_of
+from node_builder.matcher import surd_value, tokenize_form
 from node_builder.schema import Node
 
 #: Stats keys of :func:`select`, in the order the provenance lists them.
@@ -60,8 +66,9 @@ class ConsensusRule:
 
     min_share: float = 0.5
     min_voices: int = 2
-    #: one voice, several solutions: the rule of succession over them (``(k+1)/(m+2)``)
-    single_voice_consensus: float = 0.75
+    #: below ``min_share``, a problem none of whose candidates reaches it keeps its most shared
+    #: candidates when they are stated by at least this share (and two) of the voices
+    fallback_share: float = 0.2
     #: keep single-voice nodes at all (``--no-fallback`` turns it off)
     fallback: bool = True
 
@@ -81,6 +88,7 @@ class Selection:
     voices: list[str]  # voices with a correct solution (after the exclusion)
     stats: dict[str, int] = field(default_factory=dict)
     single_voice: bool = False
+    counted: int = 0  # the voices whose solutions show work: support's denominator
 
 
 def _median(values: list[float]) -> float:
@@ -125,7 +133,7 @@ def select(evidence: Evidence, rule: ConsensusRule, exclude_voice: str | None = 
     kept_set = set(kept_t)
     speaking = {voice_of[t] for c in evidence.candidates for t in c.hits if t in kept_set} or set(voices)
     n = len(speaking)
-    single = n == 1
+    single = len(voices) == 1  # one solver: nothing to agree on (two solvers of which one shows work: no node)
     answer_at: dict[str, float] = {}
     for t in kept_t:
         if evidence.answer_at[t] is not None:
@@ -136,7 +144,8 @@ def select(evidence: Evidence, rule: ConsensusRule, exclude_voice: str | None = 
         for symbol in symbols_of(trajectories[t].text):
             symbol_voices.setdefault(symbol, set()).add(voice_of[t])
 
-    chosen: list[tuple[Candidate, Node]] = []
+    speaker_t = [t for t in kept_t if voice_of[t] in speaking]
+    checked = []  # (candidate, voice positions, agreed)
     for candidate in evidence.candidates:
         own = candidate.mined_from & kept_set
         if candidate.cluster is not None and not own:
@@ -146,13 +155,22 @@ def select(evidence: Evidence, rule: ConsensusRule, exclude_voice: str | None = 
             stats["unmatched"] += 1
             continue
         positions = _voice_positions(candidate, kept_t, voice_of)
-        k = len(positions)
         if single:
-            m = len(kept_t)
-            ok = rule.fallback and (m == 1 or (len(hit) + 1) / (m + 2) >= rule.single_voice_consensus - 1e-9)
+            m = len(speaker_t)
+            agreed = rule.fallback and (m == 1 or len(hit) >= 2)
         else:
-            ok = rule.agrees(k, n)
-        if not ok:
+            agreed = rule.agrees(len(positions), n)
+        checked.append((candidate, positions, agreed))
+    if not single and checked and not any(agreed for _, _, agreed in checked):
+        most = max(len(positions) for _, positions, _ in checked)  # the most shared results, if shared enough
+        if most >= 2 and most / n >= rule.fallback_share - 1e-9:
+            checked = [(c, positions, len(positions) == most) for c, positions, _ in checked]
+    agreed_values = {surd_value(*tokenize_form(c.node.value)) for c, _, agreed in checked
+                     if agreed and c.node.kind == "value" and c.node.value}
+
+    chosen: list[tuple[Candidate, Node]] = []
+    for candidate, positions, agreed in checked:
+        if not agreed and not (len(positions) >= 2 and computed_value(candidate.node) in agreed_values):
             stats["below_support"] += 1
             continue
         if not _route_ok(candidate.node, problem_symbols, symbol_voices, single):
@@ -161,11 +179,11 @@ def select(evidence: Evidence, rule: ConsensusRule, exclude_voice: str | None = 
         if _is_check(positions, answer_at):
             stats["check"] += 1
             continue
-        node = replace(candidate.node, support=round(k / n, 4), position=_median(list(positions.values())))
+        node = replace(candidate.node, support=round(len(positions) / n, 4), position=_median(list(positions.values())))
         chosen.append((candidate, node))
 
     nodes = [node for _, node in chosen]
     maximal = [node for node in nodes if not any(other is not node and is_part_of(node, other) for other in nodes)]
     stats["maximal"] = len(nodes) - len(maximal)
     maximal.sort(key=lambda node: (node.position, node.text))
-    return Selection(maximal, voices, stats, single_voice=single)
+    return Selection(maximal, voices, stats, single_voice=single, counted=n)

@@ -63,7 +63,7 @@ COMMON_SHARE = 0.02
 VERY_COMMON_SHARE = 0.25
 #: The most a record's nodes may credit other problems' solutions: the share of background texts
 #: of other problems that would earn any credit under the context rule (docs/SPEC.md §3 rule 5).
-MAX_FALSE_CREDIT = 0.01
+MAX_FALSE_CREDIT = 0.03
 #: Background texts sampled (the estimate's resolution is 1 / this).
 BACKGROUND_TEXTS = 600
 #: A digit-free node (an identity's shape) covered by solutions of this many other problems is generic.
@@ -191,6 +191,11 @@ def prune_false_credit(nodes: list[dict], texts: list[set], others: int, limit: 
     return nodes, texts
 
 
+def lone_share(node: dict, nodes: list[dict], shares_of: dict) -> float:
+    """The background share of a record's last node."""
+    return shares_of.get(id(node), 1.0)
+
+
 def finalize_record(record: dict, shares: list[float], common_share: float, max_nodes: int,
                     elsewhere: list[int] | None = None, texts: list[set] | None = None, others: int = 0) -> dict:
     """Steps 2-5 for one record, given each node's background share, the number of other
@@ -199,6 +204,7 @@ def finalize_record(record: dict, shares: list[float], common_share: float, max_
     stats = record["provenance"]["refine"]
     texts = texts if texts is not None else [set() for _ in record["nodes"]]
     nodes, node_texts, too_common = [], [], []
+    shares_of: dict[int, float] = {}
     for i, (node, share) in enumerate(zip(record["nodes"], shares)):
         if share > VERY_COMMON_SHARE:
             too_common.append(node["text"])  # in one unrelated solution in four: no evidence at all
@@ -207,6 +213,7 @@ def finalize_record(record: dict, shares: list[float], common_share: float, max_
             stats["generic"] = stats.get("generic", 0) + 1  # an identity any problem may use
             continue
         node["standalone"] = share <= common_share
+        shares_of[id(node)] = share
         nodes.append(node)
         node_texts.append(texts[i])
     pruned, node_texts = prune_false_credit(nodes, node_texts, others)
@@ -219,6 +226,8 @@ def finalize_record(record: dict, shares: list[float], common_share: float, max_
     stats["redundant"] += len(pruned) - len(kept)
     capped = _cap(kept, max_nodes)
     stats["over_cap"] += len(kept) - len(capped)
+    if len(capped) == 1 and not capped[0]["standalone"] and lone_share(capped[0], pruned, shares_of) <= MAX_FALSE_CREDIT:
+        capped[0]["standalone"] = True  # the problem's one step: credited on its own, rare enough still
     if len(capped) == 1 and not capped[0]["standalone"]:  # nothing could ever corroborate it
         common = ", ".join(n["text"] for n in capped)
         _add_note(record, f"only a common node ({common}), covered by more than {common_share:.0%} of other "

@@ -47,6 +47,7 @@ def answers_of(problem: Problem) -> dict:
     for t in problem.trajectories:
         if t.correct is False and t.voice not in correct and t.pred.strip():
             wrong.setdefault(_plain(t.pred), set()).add(t.voice)
+    wrong.pop(_plain(problem.answer), None)  # the gold itself, graded wrong (a unit, a format): no other answer
     return {"correct": correct, "wrong": {answer: sorted(voices) for answer, voices in sorted(wrong.items())}}
 
 

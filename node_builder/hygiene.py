@@ -92,7 +92,11 @@ def is_part_of(node: Node, other: Node) -> bool:
     return any("p" in covered(form, [probe]) for form in (other.forms or (other.text,))[:2])
 
 
-def digit_free(text: str) -> bool:
+#: The numbers an identity or a definition may hold and stay "digit-free".
+SMALL_CONSTANTS = ("#0", "#1", "#2", "#1/2")
+
+
+def digit_free(text: str, allowed: tuple = SMALL_CONSTANTS) -> bool:
     r"""An identity or definition shape: symbols and an operator or relation, and no number but
     ``0``, ``1``, ``2`` or ``1/2`` (``\sin^2\theta + \cos^2\theta = 1``, ``r = \sqrt{x^2+y^2}``,
     ``A = \frac{1}{2}bh``). Whether it is *generic* -- true in any problem -- is decided across the
@@ -104,7 +108,7 @@ def digit_free(text: str) -> bool:
     keys, kinds = tokenize_form(text)
     if not any(kind == ID for kind in kinds) or not any(kind in (REL, OP) for kind in kinds):
         return False
-    return all(kind != NUM or key in ("#0", "#1", "#2", "#1/2") for key, kind in zip(keys, kinds))
+    return all(kind != NUM or key in allowed for key, kind in zip(keys, kinds))
 
 
 def is_identity(text: str) -> bool:

@@ -12,7 +12,8 @@ Provenance of every record::
      "trajectories": 2, "correct": 2, # counts before / after the math-verify filter
      "rejected_references": 0,        # human solutions that never reach the gold answer
      "extractor": "rules" | "rules+llm", "builder_version": "node_builder 0.2.0",
-     "consensus": {"min_share": 0.5, "min_voices": 2},  # the rule (node_builder.consensus)
+     "consensus": {"min_share": 0.5, "min_voices": 2,  # the rule (node_builder.consensus) and
+                   "voices_counted": 1},              # the voices that showed work: support = k / this
      "single_voice": false,           # one voice: its nodes are not consensus of several solvers
      "suspect_gold": null,            # or {"answer", "voices", "gold_voices"} (node_builder.gold_check)
      "refine": {"candidates": 7, "final_answer": 1, ...},  # drop counts per reason (all keys)
@@ -130,7 +131,7 @@ def record_of(evidence: Evidence, selection: Selection, config: BuildConfig, llm
         "rejected_references": len(rejected),
         "extractor": config.extractor,
         "builder_version": BUILDER_VERSION,
-        "consensus": config.consensus.to_json(),
+        "consensus": {**config.consensus.to_json(), "voices_counted": selection.counted},
         "single_voice": selection.single_voice,
         "suspect_gold": None,
         "refine": refine_stats,

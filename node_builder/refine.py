@@ -60,6 +60,8 @@ _DEFINITION_CONTEXT = re.compile(r"\b(let|define|denote|set|call|suppose|assume|
                                  r"[^.;:\n]*$", re.I)
 _CASE_CONTEXT = re.compile(r"\b(case|if|when|for|try|trying|suppose|assume|say|test|check|whether|consider)\b[^.;:\n]{0,40}$",
                            re.I)
+#: The numbers a textbook formula holds (``b^2 - 4ac``, ``\frac{1}{2}bh``, ``\frac{4}{3}\pi r^3``).
+FORMULA_CONSTANTS = ("#0", "#1", "#2", "#3", "#4", "#1/2", "#4/3", "#1/3")
 _DIGITS = re.compile(r"\d[\d,]*(?:\.\d+)?|\.\d+")
 _PART_REQUEST = re.compile(r"\$([^$]{3,40})\$[^$]*$")
 
@@ -216,11 +218,11 @@ def _assignment_reason(name: str, other: str, facts: Facts, contexts: list[str])
     key = canonical_key(name)
     if key in facts.part_letters or (value is not None and value in facts.answer_parts):
         return "answer_piece"
-    if _is_bare_name(other) or (value is not None and value in facts.trivial):
-        return "fragment"  # a renaming (A = j) or a trivial assignment (k = 2)
-    if value is not None and value in facts.given_numbers:
-        return "restates_problem"  # a given restated (QR = 200)
     fresh = not (set(key.split()) & facts.problem_symbols)
+    if _is_bare_name(other) or (value is not None and value in facts.trivial and fresh):
+        return "fragment"  # a renaming (A = j) or a trivial assignment (k = 2); a = 1 of the problem's a is a result
+    if value is not None and value in facts.given_numbers and value not in facts.trivial:
+        return "restates_problem"  # a given restated (QR = 200)
     if value is not None and fresh and contexts and all(_CASE_CONTEXT.search(c or "") for c in contexts):
         return "fragment"  # a case label or a trial value (Case k = 6, try n = 3)
     if value is None and contexts and all(_DEFINITION_CONTEXT.search(c or "") for c in contexts):
@@ -239,6 +241,8 @@ def covered_in(facts: Facts, expression: str) -> bool:
 
 def drop_reason(node: Node, cluster, facts: Facts, pieces: set) -> str | None:
     """Why a candidate is not a checkable intermediate result (a key of DROP_REASONS), or None."""
+    if "\\boxed" in node.text or "\\fbox" in node.text:
+        return "final_answer"  # what a solution boxes is its answer
     bad = malformed(node.text)
     if bad:
         return "fragment"
@@ -281,9 +285,10 @@ def drop_reason(node: Node, cluster, facts: Facts, pieces: set) -> str | None:
             return "trivial"  # a computation of a trivial number (2/2 = 1, 4 - 2 = 2)
     if _is_definition(node, cluster):
         return "definition"
-    if node.kind != "value" and digit_free(node.text):
+    if node.kind != "value" and digit_free(node.text, FORMULA_CONSTANTS):
         if not symbols_of(node.text) & facts.problem_symbols:
-            return "generic"  # a formula in symbols the problem does not have (r = \sqrt{x^2+y^2})
+            return "generic"  # a formula in symbols the problem does not have (r = \sqrt{x^2+y^2}, b^2 - 4ac)
+    if node.kind != "value" and digit_free(node.text):
         if node.kind == "equation" and is_identity(node.text):
             return "generic"  # an identity any problem may use (a^2 - b^2 = (a-b)(a+b))
     return None

@@ -79,9 +79,19 @@ def file_stats(path: str) -> dict:
     reference_matched = reference_checkable = notes_missing = rejected = multi_voice = 0
     digits_hits = plain_answer_hits = 0
     supports, ordered, correct, voices = [], True, [], []
+    multi_voice_nodes = single_voice = 0
+    suspects, levels = [], {}
     for record in records:
         nodes = record["nodes"]
         prov = record.get("provenance", {})
+        counted = (prov.get("consensus") or {}).get("voices_counted") or len(prov.get("voices", [])) or 1
+        multi_voice_nodes += sum(1 for n in nodes if round(n["support"] * counted) >= 2 and not prov.get("single_voice"))
+        single_voice += bool(nodes) and bool(prov.get("single_voice"))
+        if prov.get("suspect_gold"):
+            suspects.append({"id": record["id"], "gold": record["answer"], **prov["suspect_gold"]})
+        if record.get("level") is not None:
+            total, hit = levels.get(record["level"], (0, 0))
+            levels[record["level"]] = (total + 1, hit + bool(nodes))
         sources.update(prov.get("sources", []))
         correct.append(prov.get("correct", 0))
         record_voices = prov.get("voices", ["reference"])
@@ -133,6 +143,9 @@ def file_stats(path: str) -> dict:
         "multi_voice_problems": multi_voice, "rejected_references": rejected, "notes_missing": notes_missing,
         "ordered": ordered, "sources": dict(sorted(sources.items())),
         "correct_trajectories_mean": round(statistics.mean(correct), 2) if correct else 0.0,
+        "multi_voice_nodes_pct": _pct(multi_voice_nodes, sum(ks)), "single_voice_records": single_voice,
+        "suspect_gold": suspects,
+        "with_nodes_by_level_pct": {str(k): _pct(h, t) for k, (t, h) in sorted(levels.items())},
     }
 
 
@@ -142,7 +155,7 @@ STATS_END = "<!-- statistics:end -->"
 
 def statistics_section(paths: list[str]) -> str:
     """The data card's statistics tables (Markdown) for the given data files."""
-    rows, checks = [], []
+    rows, checks, levels, suspects = [], [], [], []
     for path in paths:
         s = file_stats(path)
         name = path.rsplit("/", 1)[-1]
@@ -150,19 +163,30 @@ def statistics_section(paths: list[str]) -> str:
         rows.append(f"| `{name}` | {s['problems']} | {s['with_nodes']} ({s['with_nodes_pct']}%) | {s['nodes']} | "
                     f"{s['k_mean']} / {s['k_median']} / {s['k_max']} | {k.get('value', 0)} / {k.get('equation', 0)} / "
                     f"{k.get('expression', 0)} / {k.get('proposition', 0)} | {s['standalone_pct']}% | "
-                    f"{s['support_mean']} | {s['voices_mean']} | {s['multi_voice_problems']} |")
+                    f"{s['support_mean']} | {s['voices_mean']} | {s['multi_voice_problems']} | "
+                    f"{s['multi_voice_nodes_pct']}% | {s['single_voice_records']} | {len(s['suspect_gold'])} |")
+        if s["with_nodes_by_level_pct"]:
+            levels.append(f"`{name}` records with nodes by level: " + ", ".join(
+                f"{level}: {pct}%" for level, pct in s["with_nodes_by_level_pct"].items()) + ".")
+        for flag in s["suspect_gold"]:
+            suspects.append(f"| `{flag['id']}` | {flag['gold']} | {flag['answer']} | {', '.join(flag['voices'])} | "
+                            f"{flag['gold_voices']} |")
         self_match = "–" if s["self_match_pct"] is None else f"{s['self_match_pct']}%"
         reference = "–" if s["reference_match_pct"] is None else f"{s['reference_match_pct']}%"
         checks.append(f"| `{name}` | {s['value_eq_answer_pct']}% ({s['value_eq_answer_plain_pct']}%) | "
                       f"{s['value_in_problem_pct']}% ({s['value_in_problem_digits_pct']}%) | {self_match} | "
                       f"{reference} | {s['rejected_references']} | {s['notes_missing']} |")
+    suspect_table = (["", "Suspect gold answers (flagged in `provenance.suspect_gold`; the gold is never changed):", "",
+                      "| record | gold | answer of the strong voices | strong voices | strong voices reaching the gold |",
+                      "|---|---|---|---|---:|", *suspects] if suspects else [])
     return "\n".join([
         "| file | problems | with nodes | nodes | k mean / median / max | value / equation / expression / proposition "
-        "| standalone | support mean | voices per problem | problems with 2+ voices |",
-        "|---|---:|---:|---:|---|---|---:|---:|---:|---:|", *rows, "",
+        "| standalone | support mean | voices per problem | problems with 2+ voices | nodes by 2+ voices "
+        "| single-voice records | suspect gold |",
+        "|---|---:|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---:|", *rows, "", *levels, "",
         "| file | value = answer | value given in problem | nodes in own sources (human only) "
         "| nodes in the reference (multi-voice) | problems with a rejected human solution | empty records without a note |",
-        "|---|---:|---:|---:|---:|---:|---:|", *checks])
+        "|---|---:|---:|---:|---:|---:|---:|", *checks, *suspect_table])
 
 
 def write_section(card: str, start: str, end: str, body: str) -> None:

@@ -75,8 +75,10 @@ def test_a_build_from_runs_records_voices_and_counts_them_for_support(built):
         prov = record["provenance"]
         correct_voices = sorted({t.voice for t in problem.trajectories if t.correct})
         assert prov["voices"] == correct_voices and prov["single_voice"] == (len(correct_voices) == 1)
+        counted = prov["consensus"]["voices_counted"]  # the voices whose solutions show work
+        assert counted <= len(correct_voices)
         for node in record["nodes"]:
-            k = round(node["support"] * len(correct_voices))
-            assert node["support"] == pytest.approx(k / len(correct_voices), abs=1e-4)
-            assert len(correct_voices) == 1 or (k >= 2 and k / len(correct_voices) >= prov["consensus"]["min_share"])
+            k = round(node["support"] * counted)
+            assert node["support"] == pytest.approx(k / counted, abs=1e-4)
+            assert prov["single_voice"] or k >= 2
         assert record["nodes"] or prov["note"], record["id"]  # an empty record says why

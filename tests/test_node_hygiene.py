@@ -1,0 +1,186 @@
+"""The audit's rubric as rules (issue 23): each rule with positive and negative cases from real
+problems and real solution text (MATH-500, GSM8K, AIME 2024 statements and node candidates the
+builder met; ids in the comments)."""
+
+import pytest
+
+from node_builder.asked import asked, is_answer_form
+from node_builder.consensus import ConsensusRule, select
+from node_builder.evidence import Candidate, computed_value, gather, merge_computations
+from node_builder.gold_check import answers_of, flag_suspect_gold
+from node_builder.hygiene import digit_free, is_identity, is_part_of, malformed
+from node_builder.matcher import standalone_numbers
+from node_builder.miner import Cluster
+from node_builder.refine import RefineConfig, drop_reason, facts_of
+from node_builder.schema import Node, Problem, Trajectory
+
+AIME_I_8 = ("Eight circles of radius $34$ are sequentially tangent ... The inradius of triangle $ABC$ can be "
+            "expressed as $\\frac{m}{n}$, where $m$ and $n$ are relatively prime positive integers. Find $m+n$.")
+AIME_I_14 = ("... The distance can be written in the form $\\frac{m \\sqrt n}{p}$, where $m$, $n$, and $p$ are "
+             "positive integers, $m$ and $p$ are relatively prime, and $n$ is not divisible by the square of any "
+             "prime. Find $m+n+p$.")
+AIME_II_13 = ("Let $\\omega\\neq 1$ be a 13th root of unity. Find the remainder when "
+              "\\[\\prod_{k=0}^{12}(2-2\\omega^k+\\omega^{2k})\\]is divided by 1000.")
+AIME_I_1 = ("Every morning Aya goes for a $9$-kilometer-long walk ... Find the number of minutes the walk takes "
+            "her, including the $t$ minutes spent in the coffee shop.")
+
+
+# ------------------------------------------------------------------ not the answer
+@pytest.mark.parametrize("problem, gold, node, leak", [
+    (AIME_I_8, "197", "192/5", True),  # the m/n of an m+n answer
+    (AIME_I_8, "197", "38.4", True),  # the same number as a decimal
+    (AIME_I_8, "197", "\\frac{192}{7}", False),
+    (AIME_I_14, "104", "\\frac{20\\sqrt{21}}{63}", True),  # m sqrt(n) / p with m+n+p = 104
+    (AIME_I_14, "104", "\\frac{20\\sqrt{21}}{61}", False),
+    (AIME_II_13, "321", "8321", True),  # the value before "mod 1000"
+    (AIME_II_13, "321", "8320", False),
+    (AIME_I_1, "204", "3.4", True),  # the answer in hours, the question asks minutes
+    ("What is $\\sqrt{1 + 2 + 3 + ... + 116}$?", "3\\sqrt{13}", "\\sqrt{117}", True),  # the same number
+    ("Write $\\frac{4+6a}{5}-\\frac{1+3a}{4}$ as a single fraction.", "\\frac{11+9a}{20}",
+     "\\frac{9a + 11}{20}", True),  # MATH-500 algebra/2735: the answer in another order
+    ("Write $\\frac{4+6a}{5}-\\frac{1+3a}{4}$ as a single fraction.", "\\frac{11+9a}{20}",
+     "\\frac{16 + 24a - 5 - 15a}{20}", False),
+])
+def test_the_answer_in_disguise(problem, gold, node, leak):
+    assert is_answer_form(node, asked(problem, gold)) is leak
+
+
+def _reason(problem_text, gold, text, kind="equation", value=None, contexts=()):
+    problem = Problem("t/1", "t", problem_text, gold)
+    cluster = Cluster("k", kind, value, contexts=list(contexts)) if contexts else None
+    node = Node("", text, kind, (text,), value=value)
+    return drop_reason(node, cluster, facts_of(problem, RefineConfig()), set())
+
+
+def test_equations_with_the_answer_and_boxed_text_are_the_answer():
+    # MATH-500 counting/1014 (answer 480) and a node read from "\boxed{10}\%" (algebra/2427)
+    assert _reason("In how many ways can I stack my 6 books ...?", "480", "720 - 240 = 480") == "final_answer"
+    assert _reason("What is the interest rate, in percent?", "10", "\\boxed{10}\\%", "expression") == "final_answer"
+    assert _reason("In how many ways can I stack my 6 books ...?", "480", "6! = 720") is None
+
+
+# ------------------------------------------------------------------ well formed
+@pytest.mark.parametrize("text, why", [
+    ("7 \\times", "dangling operator"), ("\\frac{1}{2} \\times", "dangling operator"),
+    ("a_1, a_2,", "dangling operator"), ("\\angle BAD + \\angle", "dangling operator"),
+    ("144 \\equiv 0", "congruence without modulus"), ("|M| + |S| - |M", "unbalanced brackets"),
+    ("(x + 1", "unbalanced brackets"), ("\\mathbf{i} & \\mathbf{j} & \\mathbf{k}", "a row of an aligned block"),
+])
+def test_malformed_nodes_are_fragments(text, why):
+    assert malformed(text) == why
+
+
+@pytest.mark.parametrize("text", ["n \\equiv 2 \\mod 5", "7u \\equiv 23 \\pmod{50}", "|x - 3| = 5",
+                                  "(1, 4]", "-5 + 18 = 13", "\\left\\lfloor \\frac{2024}{5} \\right\\rfloor = 404"])
+def test_well_formed_nodes_pass(text):
+    assert malformed(text) is None
+
+
+# ------------------------------------------------------------------ fragments: lists, case labels
+def test_members_of_an_enumeration_are_no_values():
+    # MATH-500 prealgebra/805: "between 30 and 50 ... primes 31, 37, 41, 43 and 47"
+    assert [k for k, *_ in standalone_numbers("Below 50 and above 30, the primes are 31, 37, 41, 43, and 47.")] == [
+        "#50", "#30"]
+    assert [k for k, *_ in standalone_numbers("So there are 41 students, and the answer is 41.")] == ["#41", "#41"]
+
+
+def test_case_labels_and_trial_values_are_fragments_but_a_problem_letter_is_not():
+    # a case label in a fresh letter (k) vs. the problem's own a (MATH-500 intermediate_algebra/776)
+    assert _reason("Find the number of integers $n$ such that ...", "4", "k = 6",
+                   contexts=["Case 2: suppose "]) == "fragment"
+    assert _reason("If $\\sqrt[3]{2} = a + \\cfrac{1}{b + \\cdots}$, where $a, b$ are positive integers, compute $b$.",
+                   "3", "a = 1", contexts=["Since 1 < 2^{1/3} < 2, "]) is None
+
+
+# ------------------------------------------------------------------ restatements
+def test_restatements_of_givens():
+    # MATH-500 algebra/1960: the given renamed; prealgebra/1865: 135% as 1.35
+    assert _reason("If $f(x)=\\dfrac{2}{x+1}$, then what is the value of $f^{-1}\\left(\\frac{1}{5}\\right)$?",
+                   "9", "y = \\frac{2}{x+1}") == "restates_problem"
+    assert _reason("... closest to $135\\%$ of the number of its female bus riders?", "12", "1.35", "value",
+                   "27/20") == "restates_problem"
+    assert _reason("Let $f(x) = 2x^2 - 1$. Find $f(f(3))$.", "577", "f(3) = 2 \\cdot 3^2 - 1") == "restates_problem"
+    assert _reason("Let $f(x) = 2x^2 - 1$. Find $f(f(3))$.", "577", "f(3) = 17") is None  # computed: a result
+
+
+# ------------------------------------------------------------------ generic formulas
+@pytest.mark.parametrize("problem, text, generic", [
+    ("Compute $\\dbinom{7}{4}$.", "\\binom{n}{r} = \\frac{n!}{r!(n-r)!}", True),  # symbols the problem lacks
+    ("How many $y$-intercepts does the graph of the parabola $x = y^2 - 4y - 1$ have?", "b^2 - 4ac", True),
+    ("Convert the point $(0,3)$ to polar coordinates.", "r = \\sqrt{x^2 + y^2}", True),
+    ("What is $513^2 - 487^2$? Use $a$ and $b$.", "a^2 - b^2 = (a - b)(a + b)", True),  # an identity
+    ("Find the minimum of $\\frac{(x + 5)(x + 2)}{x + 1}$.", "(x + 5)(x + 2) = x^2 + 7x + 10", False),
+    ("The sum of the digits $a$ and $b$ is $13$.", "a + b = 13", False),
+])
+def test_generic_formulas(problem, text, generic):
+    assert (_reason(problem, "7", text, "expression" if "=" not in text else "equation") == "generic") is generic
+
+
+def test_identity_and_digit_free_shapes():
+    assert is_identity("a^2 - b^2 = (a-b)(a+b)") and not is_identity("x^2 - 5x + 6 = 0")
+    assert digit_free("\\sin^2\\theta + \\cos^2\\theta = 1") and not digit_free("2x + 30 = 110")
+
+
+# ------------------------------------------------------------------ maximal; one node per step
+def test_a_sub_term_of_another_node_is_part_of_it():
+    part = Node("", "\\frac{16 + 24a}{20}", "expression", ("\\frac{16 + 24a}{20}",))
+    whole = Node("", "\\frac{16+24a}{20}-\\frac{5+15a}{20}", "expression", ("\\frac{16+24a}{20}-\\frac{5+15a}{20}",))
+    assert is_part_of(part, whole) and not is_part_of(whole, part)
+
+
+def test_computations_of_one_step_merge_and_other_steps_stay_apart():
+    # GSM8K test/5: "16 / 2 = 8" glasses at full price; "5 + 3 = 8" dollars for a pair: two steps
+    cands = [Candidate(Node("", t, "equation", (t,)), None) for t in ("16 / 2 = 8", "16 \\times 0.5 = 8", "5 + 3 = 8")]
+    merged = merge_computations(cands)
+    assert [c.node.forms for c in merged] == [("16 / 2 = 8", "16 \\times 0.5 = 8"), ("5 + 3 = 8",)]
+    assert computed_value(Node("", "x = 8", "equation")) is None
+
+
+# ------------------------------------------------------------------ voices: route, check, share
+def _voices(statement, answer, by_voice):
+    return Problem("t/1", "t", statement, answer, trajectories=[
+        Trajectory(text, f"model:{voice}", True, voice=voice) for voice, text in by_voice.items()])
+
+
+def test_one_routes_symbols_and_checks_after_the_answer_are_no_nodes():
+    p = _voices("Kim has 42 stickers and gives a seventh of them away. How many are left?", "36", {
+        "A": "Let K = 42. Then 6K = 252? No: 42 / 7 = 6 given away, so 42 - 6 = 36. Check: 36 + 6 = 42.",
+        "B": "She gives away 42 / 7 = 6 stickers and keeps 42 - 6 = 36. Check: 36 + 6 = 42.",
+        "C": "A seventh: 42 / 7 = 6. Left: 36. Check: 36 + 6 = 42."})
+    chosen = select(gather(p), ConsensusRule())
+    texts = {n.text for n in chosen.nodes}
+    assert "42 / 7 = 6" in texts
+    assert not any("K" in t for t in texts)  # K: one voice's letter
+    assert "36 + 6 = 42" not in texts and chosen.stats["check"] >= 1  # after the answer: a check
+
+
+def test_voices_that_show_no_work_have_no_say_and_two_voices_are_needed():
+    p = _voices("Ann has 5 apples and buys 7 more, then eats 3. How many?", "9", {
+        "A": "5 + 7 = 12, and 12 - 3 = 9.", "B": "She has 5 + 7 = 12, then 12 - 3 = 9.", "C": "\\boxed{9}"})
+    chosen = select(gather(p), ConsensusRule())
+    assert chosen.counted == 2 and {n.support for n in chosen.nodes} == {1.0}
+    lone = _voices("Ann has 5 apples and buys 7 more, then eats 3. How many?", "9", {
+        "A": "5 + 7 = 12, and 12 - 3 = 9.", "C": "\\boxed{9}"})
+    solo = select(gather(lone), ConsensusRule())
+    assert solo.nodes == [] and not solo.single_voice  # two solvers, one shows work: nothing agreed
+
+
+# ------------------------------------------------------------------ suspect gold answers
+def test_a_gold_answer_the_strong_voices_contradict_is_flagged_not_changed():
+    # GSM8K test/814: the gold 11 contradicts the text; strong voices reach 17
+    def problem(gold, answers):
+        return Problem("g/1", "g", "?", gold, trajectories=[
+            Trajectory("...", f"model:{voice}", correct, voice=voice, pred=pred) for voice, pred, correct in answers])
+
+    strong = ["gpt-4o-mini", "rho-math-7b", "tora-code-34b", "gpt-3.5-turbo"]
+    easy = [problem("5", [(v, "5", True) for v in strong]) for _ in range(9)]
+    hard = problem("11", [("gpt-4o-mini", "17", False), ("rho-math-7b", "17", False),
+                          ("tora-code-34b", "17 quarters", False), ("gpt-3.5-turbo", "11", True)])
+    ambiguous = problem("3", [("gpt-4o-mini", "6", False), ("rho-math-7b", "6", False),
+                              ("tora-code-34b", "3", True), ("gpt-3.5-turbo", "3", True)])
+    problems = easy + [hard, ambiguous]
+    records = [{"answer": p.answer, "provenance": {"suspect_gold": None}} for p in problems]
+    assert flag_suspect_gold(records, [answers_of(p) for p in problems]) == 1
+    assert records[-2]["provenance"]["suspect_gold"] == {
+        "answer": "17", "voices": ["gpt-4o-mini", "rho-math-7b", "tora-code-34b"], "gold_voices": 1}
+    assert records[-2]["answer"] == "11" and records[-1]["provenance"]["suspect_gold"] is None
