@@ -25,8 +25,8 @@ Then, per problem (rules of the audit's rubric that need the voices; each counte
   (:mod:`node_builder.finalize`: one node per step);
 * **route** -- every symbol of a node appears in the problem or in the solutions of two voices
   (``6K = 42`` where only one solution introduced ``K``);
-* **check** -- a node the voices state only after they state the answer verifies the answer
-  rather than leading to it;
+* **check** -- a node holding the answer's number that the voices state only after they state the
+  answer verifies the answer rather than leading to it (``36 + 6 = 42``);
 * **maximal** -- a node that is a side or a sub-term of another kept node is part of that node.
 
 ``support`` = k / n; ``position`` = the median over the supporting voices of where each first
@@ -105,8 +105,11 @@ def _voice_positions(candidate: Candidate, kept: list[int], voice_of: list[str])
     return out
 
 
-def _is_check(positions: dict[str, float], answer_at: dict[str, float]) -> bool:
-    """Stated after the answer by most voices that state both."""
+def _is_check(node: Node, positions: dict[str, float], answer_at: dict[str, float], answer_key: str) -> bool:
+    """Stated after the answer by most voices that state both, and about the answer: it writes the
+    answer's number (``36 + 6 = 42`` after the answer 36 puts it back into the problem)."""
+    if not answer_key or answer_key not in tokenize_form(node.text)[0]:
+        return False
     after = [positions[v] > answer_at[v] for v in positions if v in answer_at]
     return bool(after) and sum(after) * 2 > len(after)
 
@@ -138,6 +141,8 @@ def select(evidence: Evidence, rule: ConsensusRule, exclude_voice: str | None = 
     for t in kept_t:
         if evidence.answer_at[t] is not None:
             answer_at[voice_of[t]] = min(answer_at.get(voice_of[t], 1.0), evidence.answer_at[t])
+    answer_keys = tokenize_form(evidence.problem.answer)[0]
+    answer_key = answer_keys[0] if len(answer_keys) == 1 else ""  # the gold's number token (#36)
     problem_symbols = symbols_of(evidence.problem.problem)
     symbol_voices: dict[str, set] = {}
     for t in kept_t:
@@ -176,7 +181,7 @@ def select(evidence: Evidence, rule: ConsensusRule, exclude_voice: str | None = 
         if not _route_ok(candidate.node, problem_symbols, symbol_voices, single):
             stats["route"] += 1
             continue
-        if _is_check(positions, answer_at):
+        if _is_check(candidate.node, positions, answer_at, answer_key):
             stats["check"] += 1
             continue
         node = replace(candidate.node, support=round(len(positions) / n, 4), position=_median(list(positions.values())))

@@ -63,7 +63,7 @@ def test_counts_ids_and_schema_types(name):
             assert 0 < node["support"] <= 1 and 0 <= node["position"] <= 1 and isinstance(node["standalone"], bool)
         prov = r["provenance"]
         assert list(prov) == ["sources", "voices", "trajectories", "correct", "rejected_references", "extractor",
-                              "builder_version", "support_threshold", "consensus_threshold", "refine", "llm", "note"]
+                              "builder_version", "consensus", "single_voice", "suspect_gold", "refine", "llm", "note"]
         assert isinstance(prov["voices"], list) and isinstance(prov["rejected_references"], int)
 
 
@@ -92,18 +92,40 @@ def test_targets(stats, name):
     assert s["notes_missing"] == 0  # every empty record says why
 
 
-def test_math500_and_aime24_nodes_come_from_multi_model_consensus(stats):
-    for name in ("math500", "aime24"):
+def test_test_set_nodes_come_from_multi_model_consensus(stats):
+    for name in TEST_SETS:
         records = _records(name)
         with_models = [r for r in records if len(r["provenance"]["voices"]) > 1 and r["nodes"]]
-        assert len(with_models) >= stats[name]["with_nodes"] * 0.6, name  # most nodes: several voices
+        assert len(with_models) >= stats[name]["with_nodes"] * 0.9, name  # nearly all: several voices
         assert any(v.startswith("model:") for r in with_models for v in r["provenance"]["sources"])
-        for r in with_models:
-            assert r["provenance"]["consensus_threshold"] == 0.75
-            n = len(r["provenance"]["voices"])
+        for r in records:
+            prov = r["provenance"]
+            assert prov["single_voice"] == (len(prov["voices"]) == 1), r["id"]
+            counted = prov["consensus"]["voices_counted"]
             for node in r["nodes"]:
-                k = round(node["support"] * n)
-                assert (k + 1) / (n + 2) >= 0.75, (r["id"], node["text"])
+                k = round(node["support"] * counted)
+                assert prov["single_voice"] or k >= 2, (r["id"], node["text"])  # two voices wherever two solve it
+
+
+def test_no_node_is_malformed_or_the_answer_in_disguise():
+    from node_builder.asked import asked, is_answer_form
+    from node_builder.hygiene import malformed
+
+    for name in (*TEST_SETS, "aime25"):
+        for r in _records(name):
+            q = asked(r["problem"], r["answer"])
+            for node in r["nodes"]:
+                assert malformed(node["text"]) is None, (r["id"], node["text"])
+                sides = node["text"].split("=") if node["kind"] == "equation" else [node["text"]]
+                assert not any(is_answer_form(side, q) for side in sides), (r["id"], node["text"])
+
+
+def test_coverage_targets_and_suspect_gold(stats):
+    assert stats["gsm8k"]["multi_voice_nodes_pct"] >= 95.0 and stats["math500"]["multi_voice_nodes_pct"] >= 90.0
+    flagged = {f["id"] for f in stats["gsm8k"]["suspect_gold"]}
+    assert "gsm8k/test/814" in flagged  # the gold 11 contradicts the text; strong voices reach 17
+    for name in TEST_SETS:
+        assert stats[name]["with_nodes_pct"] >= 80.0, name
 
 
 def test_the_data_card_statistics_are_those_of_the_shipped_data():
