@@ -5,7 +5,8 @@ A node equal to the answer adds nothing to ``acc``; the audit counts it as ANSWE
 out every value that *is* the answer under another name:
 
 * the gold's exact value, however written (``\sqrt{117}`` for ``3\sqrt{13}``, ``0.35625`` for
-  ``.35625``), units and ``%`` aside (``25\%`` also as ``1/4``); an answer in minutes also in
+  ``.35625``), and for a number of two digits or more its square (``900`` before the answer
+  ``30 = \sqrt{900}``), units and ``%`` aside (``25\%`` also as ``1/4``); an answer in minutes also in
   hours, in cents also in dollars (a factor 60 or 100);
 * **the parts of a requested form** -- "written as $\frac{m}{n}$ ... Find $m+n$": a node whose
   value can be written in that form with integers whose requested combination is the gold is the
@@ -137,6 +138,9 @@ def asked(problem: str, gold: str) -> Asked:
         values.add(value)
         if percent:
             values.add(_scaled(value, Fraction(1, 100)))
+        number = value[0][1] if len(value) == 1 and value[0][0] == 1 else None
+        if number is not None and abs(number) >= 10:
+            values.add(((1, number * number),))  # its square: the step before a final root (QM^2 = 900)
         for factor, words in UNIT_FACTORS:
             if words.search(problem):
                 values.update((_scaled(value, Fraction(factor)), _scaled(value, Fraction(1, factor))))
@@ -158,9 +162,19 @@ def _part_candidates(value, text: str) -> list[int]:
 
 def _fills_template(value, text: str, q: Asked) -> bool:
     """``value`` written in the requested form with integers whose combination is the gold."""
+    return template_parts(value, text, q) is not None
+
+
+def template_parts(value, text: str, q: Asked) -> dict | None:
+    """The integers (``{letter: integer}``) with which ``value`` fills the requested form so that
+    their requested combination is the gold (``192/5``: ``{m: 192, n: 5}`` for ``m+n = 197``), or None.
+
+    >>> template_parts(_exact("192/5"), "192/5", asked("Write it as $m/n$ in lowest terms. Find $m+n$.", "197"))
+    {'m': 192, 'n': 5}
+    """
     gold = q.gold_value
-    if gold is None or q.request is None or len(gold) != 1 or gold[0][0] != 1:
-        return False
+    if value is None or gold is None or q.request is None or len(gold) != 1 or gold[0][0] != 1:
+        return None
     target = gold[0][1]
     letters = sorted(q.request)
     keys, kinds = q.template if q.template else (None, None)
@@ -169,7 +183,7 @@ def _fills_template(value, text: str, q: Asked) -> bool:
     for assignment in itertools.product(candidates, repeat=len(letters)):
         tried += 1
         if tried > MAX_ASSIGNMENTS:
-            return False
+            return None
         parts = dict(zip(letters, assignment))
         if sum(q.request[letter] * parts[letter] for letter in letters) != target:
             continue
@@ -178,13 +192,13 @@ def _fills_template(value, text: str, q: Asked) -> bool:
                 c = value[0][1]
                 if (c.numerator, c.denominator) in ((parts[letters[0]], parts[letters[1]]),
                                                     (parts[letters[1]], parts[letters[0]])):
-                    return True
+                    return parts
             continue
         filled = [f"#{parts[k]}" if kind == ID and k in parts else k for k, kind in zip(keys, kinds)]
         filled_kinds = [NUM if kind == ID and k in parts else kind for k, kind in zip(keys, kinds)]
         if surd_value(tuple(filled), tuple(filled_kinds)) == value:
-            return True
-    return False
+            return parts
+    return None
 
 
 def is_answer_value(value, text: str, q: Asked) -> bool:

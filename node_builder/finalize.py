@@ -53,7 +53,7 @@ from tqdm import tqdm
 
 from node_builder.matcher import form_anchors, match_nodes, number_of, text_may_contain
 from node_builder.hygiene import digit_free
-from node_builder.refine import is_arithmetic_for
+from node_builder.refine import is_arithmetic_for, is_side_of_relation
 from node_builder.schema import Problem
 
 #: A node covered by more than this share of other problems' solutions needs context.
@@ -141,11 +141,16 @@ def _cap(nodes: list[dict], max_nodes: int) -> list[dict]:
 def _one_node_per_step(nodes: list[dict]) -> list[dict]:
     """A value and the equation that computes it (``9`` and ``16-3-4=9``, ``x = 9``) are one
     step: keep the value when it is standalone (rare), else the equation, which carries its
-    context; a common value without such an equation stays, non-standalone."""
+    context; a common value without such an equation stays, non-standalone. A value that is a side
+    of an equation relating it to an expression in the problem's quantities (``-12`` and
+    ``x - 4 = -12``, ``15`` and ``5x = 15``) is a piece of that equation: the equation stays."""
     values = {number_of(n["value"]): n for n in nodes if n["kind"] == "value"}
     computed = {v for v in values if any(n["kind"] == "equation" and is_arithmetic_for(n["text"], {v}) for n in nodes)}
+    solved = {v for v in values if any(n["kind"] == "equation" and is_side_of_relation(n["text"], v) for n in nodes)}
     out = []
     for node in nodes:
+        if node["kind"] == "value" and number_of(node["value"]) in solved:
+            continue  # one side of an equation of the record (-12 of x - 4 = -12): the equation says more
         if node["kind"] == "value" and number_of(node["value"]) in computed and not node["standalone"]:
             continue  # its equation stays
         if node["kind"] == "equation" and any(values[v]["standalone"] and is_arithmetic_for(node["text"], {v})

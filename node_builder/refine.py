@@ -47,7 +47,7 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
-from node_builder.asked import Asked, asked, is_answer_form
+from node_builder.asked import Asked, asked, is_answer_form, template_parts
 from node_builder.hygiene import digit_free, is_identity, malformed, symbols_of
 from node_builder.matcher import ID, NUM, canonical_key, covered, number_of, numbers_in, rational, surd_value, tokenize_form
 from node_builder.number_words import number_words
@@ -267,8 +267,10 @@ def drop_reason(node: Node, cluster, facts: Facts, pieces: set) -> str | None:
         if _is_fragment(node.text):
             return "fragment"
     sides = _sides(node.text) if node.kind == "equation" else []
-    if sides and any(is_answer_form(side, q) for side in sides):
+    if sides and (any(is_answer_form(side, q) for side in sides) or solves_to_answer(sides, q)):
         return "final_answer"
+    if len(sides) == 2 and any(number_of(side) in pieces for side in sides if number_of(side) is not None):
+        return "answer_piece"  # 2^8 = 256, the n of m/n
     if len(sides) == 2:
         left, right = sides
         for name, other in ((left, right), (right, left)):
@@ -288,7 +290,7 @@ def drop_reason(node: Node, cluster, facts: Facts, pieces: set) -> str | None:
     if node.kind != "value" and digit_free(node.text, FORMULA_CONSTANTS):
         if not symbols_of(node.text) & facts.problem_symbols:
             return "generic"  # a formula in symbols the problem does not have (r = \sqrt{x^2+y^2}, b^2 - 4ac)
-    if node.kind != "value" and digit_free(node.text):
+    if node.kind != "value" and digit_free(node.text, FORMULA_CONSTANTS):
         if node.kind == "equation" and is_identity(node.text):
             return "generic"  # an identity any problem may use (a^2 - b^2 = (a-b)(a+b))
     return None
@@ -318,11 +320,27 @@ def _named_numbers(candidates) -> dict[str, set]:
     return out
 
 
+def answer_form_parts(candidates, q: Asked) -> set:
+    """The numbers with which a candidate fills the answer's requested form: the ``115`` and
+    ``256`` of ``115/256`` when the question asks for ``m+n = 371`` -- pieces of the answer."""
+    if q.request is None:
+        return set()
+    out = set()
+    for candidate in candidates:
+        node = candidate.node
+        for text in ([node.value] if node.kind == "value" and node.value else _sides(node.text) or [node.text]):
+            parts = template_parts(_exact(text), text, q)
+            if parts:
+                out |= {Fraction(v) for v in parts.values() if v > 1}
+    return out
+
+
 def drop_candidates(problem: Problem, candidates: list, config: RefineConfig, stats: dict) -> list:
     """The candidates no rule drops (each drop counted in ``stats`` under its reason)."""
     facts = facts_of(problem, config)
     named = _named_numbers(candidates)
     pieces = {x for letter in facts.part_letters for x in named.get(letter, ())}
+    pieces |= answer_form_parts(candidates, facts.asked)
     kept = []
     for candidate in candidates:
         reason = drop_reason(candidate.node, candidate.cluster, facts, pieces)
@@ -345,6 +363,52 @@ def is_arithmetic_for(text: str, values: set) -> bool:
             other_key = canonical_key(other)
             if ("#" in other_key) != _has_identifier(other):  # pure arithmetic or a bare name
                 return True
+    return False
+
+
+def solves_to_answer(sides: list[str], q: Asked) -> bool:
+    """The last step before the answer: ``3d = 219``, ``x^2 = 81``, ``\\frac{n}{4} = 5`` -- one side a
+    number, the other one variable with a coefficient or a power (at most five tokens), and the
+    gold answer makes both sides equal.
+
+    >>> solves_to_answer(["3d", "219"], asked("... Find $d$.", "73")), solves_to_answer(["2x + 30", "110"], asked("?", "40"))
+    (True, False)
+    """
+    gold = q.gold_value
+    if len(sides) != 2 or gold is None or len(gold) != 1 or gold[0][0] != 1:
+        return False
+    for side, other in (sides, sides[::-1]):
+        value = _exact(other)
+        keys, kinds = tokenize_form(side)
+        names = {k for k, kind in zip(keys, kinds) if kind == ID}
+        if value is None or len(names) != 1 or len(keys) > 5 or sum(kind == ID for kind in kinds) != 1:
+            continue
+        if any(k in ("+", "-") for k in keys):
+            continue
+        number = gold[0][1]
+        filled = tuple(f"#{abs(number)}" if kind == ID else k for k, kind in zip(keys, kinds))
+        filled_kinds = tuple(NUM if kind == ID else kind for kind in kinds)
+        if number < 0 or number.denominator != 1:
+            continue
+        if surd_value(filled, filled_kinds) == value:
+            return True
+    return False
+
+
+def is_side_of_relation(text: str, value) -> bool:
+    """``value`` is one side of the equation ``text`` and the other side is an expression with a
+    variable, not a bare name: ``x - 4 = -12`` for ``-12``, not ``x = -12`` or ``16 - 4 = 12``.
+
+    >>> from fractions import Fraction
+    >>> is_side_of_relation("x - 4 = -12", Fraction(-12)), is_side_of_relation("x = -12", Fraction(-12))
+    (True, False)
+    """
+    sides = _sides(text)
+    if len(sides) != 2:
+        return False
+    for side, other in (sides, sides[::-1]):
+        if number_of(side) == value and _has_identifier(other) and not _is_bare_name(other):
+            return True
     return False
 
 

@@ -184,3 +184,32 @@ def test_a_gold_answer_the_strong_voices_contradict_is_flagged_not_changed():
     assert records[-2]["provenance"]["suspect_gold"] == {
         "answer": "17", "voices": ["gpt-4o-mini", "rho-math-7b", "tora-code-34b"], "gold_voices": 1}
     assert records[-2]["answer"] == "11" and records[-1]["provenance"]["suspect_gold"] is None
+
+
+def test_the_last_step_before_the_answer_and_its_square_are_the_answer():
+    # AIME 2024-II-1 (answer 73): "3d = 219"; MATH-500 geometry/221 (answer 30): QM^2 = 900
+    assert _reason("Find the number of residents who own all four things.", "73", "3d = 219") == "final_answer"
+    assert _reason("Find the number of residents who own all four things.", "73", "2x + 30 = 176") is None
+    assert _reason("What is the length of $QM$?", "30", "900", "value", "900") == "final_answer"
+    assert _reason("What is the length of $QM$?", "3", "9", "value", "9") is None  # small answers: no squares
+
+
+def test_the_numerator_and_denominator_of_an_m_plus_n_answer_are_pieces():
+    # AIME 2024-I-11: the probability is 115/256, the answer m+n = 371
+    p = Problem("t/1", "t", "The probability is $\\tfrac{m}{n}$, where $m$ and $n$ are relatively prime positive "
+                            "integers. What is $m+n$?", "371", trajectories=[Trajectory(
+                                "There are 2^8 = 256 colorings and 115 good ones, so the probability is 115/256.",
+                                "reference", True)])
+    kept = {c.node.text for c in gather(p).candidates}
+    assert "115" not in kept and "2^8 = 256" not in kept
+
+
+def test_a_value_that_is_a_side_of_an_equation_node_goes_with_it():
+    from node_builder.finalize import finalize_records
+
+    record = {"id": "t/a", "provenance": {"note": "", "refine": {"too_common": 0, "redundant": 0, "over_cap": 0}},
+              "nodes": [{"id": "", "text": t, "kind": k, "forms": [t], "value": v, "support": 1.0, "position": p,
+                         "standalone": True} for t, k, v, p in (("x - 4 = -12", "equation", None, 0.2),
+                                                              ("-12", "value", "-12", 0.3))]}
+    [out] = finalize_records([record], [])
+    assert [n["text"] for n in out["nodes"]] == ["x - 4 = -12"]  # MATH-500 algebra/425
