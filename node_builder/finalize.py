@@ -51,7 +51,7 @@ from collections.abc import Iterable
 
 from tqdm import tqdm
 
-from node_builder.matcher import form_anchors, match_nodes, number_of, text_may_contain
+from node_builder.matcher import form_anchors, match_nodes, number_of, text_may_contain, tokenize_form
 from node_builder.hygiene import digit_free
 from node_builder.refine import is_arithmetic_for, is_side_of_relation
 from node_builder.schema import Problem
@@ -138,19 +138,32 @@ def _cap(nodes: list[dict], max_nodes: int) -> list[dict]:
     return sure + _spread(tied, max_nodes - len(sure))
 
 
+def _holds_number(text: str, value) -> bool:
+    """``text`` writes the number ``value`` (its absolute value, as one token) somewhere."""
+    if value is None:
+        return False
+    magnitude = abs(value)
+    key = f"#{magnitude.numerator}" + (f"/{magnitude.denominator}" if magnitude.denominator != 1 else "")
+    return key in tokenize_form(text)[0]
+
+
 def _one_node_per_step(nodes: list[dict]) -> list[dict]:
     """A value and the equation that computes it (``9`` and ``16-3-4=9``, ``x = 9``) are one
     step: keep the value when it is standalone (rare), else the equation, which carries its
     context; a common value without such an equation stays, non-standalone. A value that is a side
     of an equation relating it to an expression in the problem's quantities (``-12`` and
-    ``x - 4 = -12``, ``15`` and ``5x = 15``) is a piece of that equation: the equation stays."""
+    ``x - 4 = -12``, ``15`` and ``5x = 15``), or a number another node writes (the ``-20`` of
+    ``-4x^2 - 20x + 56``, the ``1/8`` of the point ``C = (1/8, 3\\sqrt{3}/8)``) is a piece of it: that
+    node stays."""
     values = {number_of(n["value"]): n for n in nodes if n["kind"] == "value"}
     computed = {v for v in values if any(n["kind"] == "equation" and is_arithmetic_for(n["text"], {v}) for n in nodes)}
     solved = {v for v in values if any(n["kind"] == "equation" and is_side_of_relation(n["text"], v) for n in nodes)}
+    inside = {v for v in values if v not in computed
+              and any(n["kind"] != "value" and _holds_number(n["text"], v) for n in nodes)}
     out = []
     for node in nodes:
-        if node["kind"] == "value" and number_of(node["value"]) in solved:
-            continue  # one side of an equation of the record (-12 of x - 4 = -12): the equation says more
+        if node["kind"] == "value" and number_of(node["value"]) in solved | inside:
+            continue  # a piece of another node (-12 of x - 4 = -12, the -20 of -4x^2 - 20x + 56): it says more
         if node["kind"] == "value" and number_of(node["value"]) in computed and not node["standalone"]:
             continue  # its equation stays
         if node["kind"] == "equation" and any(values[v]["standalone"] and is_arithmetic_for(node["text"], {v})

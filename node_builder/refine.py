@@ -49,7 +49,8 @@ from fractions import Fraction
 
 from node_builder.asked import Asked, asked, is_answer_form, template_parts
 from node_builder.hygiene import digit_free, is_identity, malformed, symbols_of
-from node_builder.matcher import ID, NUM, canonical_key, covered, number_of, numbers_in, rational, surd_value, tokenize_form
+from node_builder.matcher import (ID, NUM, canonical_key, covered, number_of, numbers_in, rational, split_relation,
+                                  surd_value, tokenize_form)
 from node_builder.number_words import number_words
 from node_builder.schema import Node, Problem
 
@@ -196,6 +197,22 @@ def _is_fragment(expression: str) -> bool:
     return len(keys) <= 3 and ID in kinds
 
 
+def _simple_comparison(text: str) -> bool:
+    r"""A comparison of a bare name with a bare name or a number: ``x < y``, ``N \ge 25``, ``0 < b``.
+
+    >>> _simple_comparison("x < y"), _simple_comparison("N \\ge 25"), _simple_comparison("a^2 - 2a - 3 \\ge 0")
+    (True, True, False)
+    """
+    sides, rels = split_relation(text)
+    if len(rels) != 1 or len(sides) != 2:
+        return False
+    def simple(side) -> bool:
+        keys, kinds = side
+        keys = [k for k in keys if k != "neg"]
+        return len(keys) == 1 or _is_segment(" ".join(keys))
+    return all(simple(side) for side in sides)
+
+
 def _contexts(cluster) -> list[str]:
     return list(cluster.contexts) if cluster is not None else []
 
@@ -261,6 +278,8 @@ def drop_reason(node: Node, cluster, facts: Facts, pieces: set) -> str | None:
                 or number * 100 in facts.given_numbers or number / 100 in facts.given_numbers):
             return "restates_problem"  # also a base-8 digit, a fraction's part, 1.35 for 135%
         return None
+    if node.kind == "proposition" and _simple_comparison(node.text):
+        return "fragment"  # a case condition or a bound (x < y, N < 25, b \ne 0)
     if node.kind == "expression":
         if is_answer_form(node.text, q):
             return "final_answer"
