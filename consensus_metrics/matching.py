@@ -48,6 +48,7 @@ from .chaining import ChainFollower
 from .nodes import Node, coerce_nodes
 from .normalize import FUNC, ID, NUM, SEGMENT_CACHE_CHARS, Tokens, plain_str, tokenize_cached
 from .relations import SEP, Chain, build_chains, commutative_key, split_relation
+from .side_pairs import EQUALITY as _EQUALITY, earliest_pair
 from .symbolic import SymbolicChecker
 
 
@@ -67,8 +68,6 @@ _VALUE_LEFT_BLOCK = {"^", "_", "neg"}
 _VALUE_RIGHT_BLOCK = {"^", "!", "_"}
 _EXPR_LEFT_BLOCK = {"^", "_", "/", "*", "neg", "-", "!"}
 _EXPR_RIGHT_BLOCK = {"^", "*", "/", "!", "_"}
-_EQUALITY = {"=", "≡"}
-_FLIP = {"<": ">", ">": "<", "≤": "≥", "≥": "≤", "=": "=", "≡": "≡", "≠": "≠", "≈": "≈"}
 
 
 # A segment ends after a sentence end (". ", "? ", and "! " after a word -- after a number it is a
@@ -550,20 +549,26 @@ class TextIndex:
             # reordering terms keeps the token count, up to a leading minus sign (-x+1 ~ 1-x)
             want = _form_commutative_key(tuple(keys), tuple(kinds))
             by_length = self.sides_by_length
+            exact = set(found)  # (a set: a repetition loop writes the same side thousands of times)
             for n in (len(keys) - 1, len(keys), len(keys) + 1):
                 for hit in by_length.get(n, ()):
-                    if hit not in found and self._comm_key_of(*hit) == want:
+                    if hit not in exact and self._comm_key_of(*hit) == want:
                         found.append(hit)
         return found
 
     def find_relation(self, sides, rels) -> tuple[int, int] | None:
         """Earliest chain holding every adjacent pair of the node's sides, SPEC §3 rule 3."""
         start, end = None, None
+        done: dict = {}  # a node ``x = x = ... = x`` asks for the same pair again and again
         for k, rel in enumerate(rels):
             left, right = sides[k], sides[k + 1]
             if not left[0] or not right[0]:
                 return None
-            span = self._find_pair(left, right, rel, False) or self._find_pair(left, right, rel, True)
+            self.deadline.check()
+            ask = (left, right, rel)
+            if ask not in done:
+                done[ask] = self._find_pair(left, right, rel, False) or self._find_pair(left, right, rel, True)
+            span = done[ask]
             if span is None:
                 return None
             start = span[0] if start is None else min(start, span[0])
@@ -571,30 +576,21 @@ class TextIndex:
         return (start, end) if rels else None
 
     def _find_pair(self, left, right, rel, commutative: bool) -> tuple[int, int] | None:
+        """Span of the earliest pair of chain sides, one equal to ``left`` and one to ``right``,
+        joined by ``rel``: for an equality, sides of one run of ``=``/``≡`` links (an ``≡``
+        among them for ``≡``), else adjacent sides joined by ``rel`` (or its flip, reversed)."""
         lhits = self.side_candidates(*left, commutative)
         if not lhits:
             return None
         rhits = self.side_candidates(*right, commutative)
-        best = None
-        chains = self.chains
-        for c, p in lhits:
-            for c2, q in rhits:
-                if c2 != c or p == q:
-                    continue
-                chain = chains[c]
-                lo, hi = min(p, q), max(p, q)
-                between = chain.rels[lo:hi]
-                if rel in _EQUALITY:
-                    ok = all(r in _EQUALITY for r in between) and (rel == "=" or rel in between)
-                else:
-                    ok = hi - lo == 1 and between[0] == (rel if p < q else _FLIP.get(rel))
-                if not ok:
-                    continue
-                a, b = chain.sides[p], chain.sides[q]
-                span = (min(a.start, b.start), max(a.end, b.end))
-                if best is None or span[1] < best[1]:
-                    best = span
-        return best
+        if not rhits:
+            return None
+        pair = earliest_pair(self.chains, lhits, rhits, rel, self.deadline)
+        if pair is None:
+            return None
+        c, p, q = pair
+        a, b = self.chains[c].sides[p], self.chains[c].sides[q]
+        return min(a.start, b.start), max(a.end, b.end)
 
 
 def _has_variable(kinds) -> bool:

@@ -71,3 +71,15 @@ def test_a_megabyte_of_pasted_nodes_ends_near_the_budget():
     elapsed = time.monotonic() - start
     assert score.timed_out or score.guard == "node_pasting"
     assert elapsed < budget + 0.75  # a generous margin for a loaded 2-core machine; the figures: the benchmark
+
+
+def test_a_repetition_loop_ends_near_the_budget():
+    """Issue 24, item 1: a completion caught in a loop of one equation (the most common failure of
+    real models) took 7.7 s with a 1 s budget: chain matching tried every pair of equal sides."""
+    consensus_metrics.warmup()
+    text = " = ".join(["16-3-4", "9"] * 1500) + " \\boxed{9}"
+    reward = consensus_reward("linear", budget_s=1.0)
+    start = time.monotonic()
+    (value,) = reward(completions=[text], answer=["18"], nodes=[NODES])
+    assert time.monotonic() - start < 1.0 + 0.75
+    assert value is None or 0.0 <= value <= 1.0
