@@ -23,7 +23,13 @@ _worker_state: dict = {}
 
 
 def _init_worker(tokenizer, budget_s, symbolic, think_format=None):
+    import signal
+
     from .sandbox import warmup
+
+    # Ctrl-C reaches every process of the terminal's group: the parent stops the pool and says
+    # so in one line; a worker would print a traceback of its own
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     _worker_state["counter"] = TokenCounter(tokenizer)
     _worker_state["budget_s"] = budget_s

@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
+import stat
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -30,6 +32,68 @@ _SURROGATE_IN_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _ESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|.)")
 #: Fields every problem record needs, with the type a reader may rely on.
 PROBLEM_FIELDS = {"id": str, "problem": str, "answer": str, "nodes": list}
+
+
+class InputFileError(ValueError):
+    """An input path that is no regular file (a folder, a FIFO, a device such as ``/dev/zero``):
+    the message is one line naming it. Such a path is never read: a FIFO would block forever,
+    a device would be read until memory runs out."""
+
+
+def open_regular(path: str | os.PathLike, flag: str | None = None, **text_options):
+    """``open(path, **text_options)`` for a regular file; :class:`InputFileError` for anything else
+    (found without blocking: a FIFO is opened non-blocking, then checked), ``FileNotFoundError``
+    / ``PermissionError`` as ``open`` raises them. ``flag`` names the path in the message.
+
+    >>> open_regular("/dev/zero", "--source")
+    Traceback (most recent call last):
+    consensus_metrics.records.InputFileError: --source /dev/zero: not a regular file (a device, FIFO or socket is never read)
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        mode = os.fstat(fd).st_mode
+        shown = f"{flag} {os.fspath(path)}" if flag else os.fspath(path)
+        if stat.S_ISDIR(mode):
+            raise InputFileError(f"{shown}: is a folder, not a file")
+        if not stat.S_ISREG(mode):
+            raise InputFileError(f"{shown}: not a regular file (a device, FIFO or socket is never read)")
+        return os.fdopen(fd, "rb" if not text_options else "r", **text_options)
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def check_input_file(path: str | os.PathLike, flag: str | None = None) -> Path:
+    """``path`` if it is a regular file that can be opened, else :class:`InputFileError` with one
+    line naming ``flag`` and the path (no such file, a folder, a FIFO or device, unreadable).
+
+    >>> check_input_file("/nonexistent.jsonl", "--data")
+    Traceback (most recent call last):
+    consensus_metrics.records.InputFileError: --data /nonexistent.jsonl: no such file
+    """
+    shown = f"{flag} {os.fspath(path)}" if flag else os.fspath(path)
+    try:
+        open_regular(path, flag).close()
+    except FileNotFoundError:
+        raise InputFileError(f"{shown}: no such file") from None
+    except OSError as err:
+        raise InputFileError(f"{shown}: cannot read it ({err.strerror or err})") from None
+    return Path(path)
+
+
+def loads(text: str):
+    """``json.loads`` for untrusted text: JSON nested too deeply for Python's recursion (a line of
+    100,000 ``[``) is a :class:`json.JSONDecodeError` like any other text that is not JSON,
+    instead of a ``RecursionError``.
+
+    >>> loads("[" * 100_000)
+    Traceback (most recent call last):
+    json.decoder.JSONDecodeError: nested too deeply: line 1 column 1 (char 0)
+    """
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise json.JSONDecodeError("nested too deeply", text if isinstance(text, str) else "", 0) from None
 
 
 class LineError(ValueError):
@@ -76,10 +140,14 @@ def jsonl_values(path: str | Path, encoding_errors: str = "replace",
       ``on_bad_bytes(line number)``); ``"strict"`` makes the line a :class:`LineError`.
     * A lone surrogate (``"\\ud800"``: valid JSON, but no Unicode text, so it could never be
       written out again) makes the line a :class:`LineError` in both modes.
+    * JSON nested too deeply to read is a bad line (:func:`loads`); a path that is no regular
+      file (a folder, FIFO or device) is never read: :class:`InputFileError`.
     """
     if encoding_errors not in ("replace", "strict"):
         raise ValueError(f"encoding_errors must be 'replace' or 'strict', got {encoding_errors!r}")
-    with open(path, encoding="utf-8-sig", errors="surrogateescape") as handle:
+    with open_regular(path, encoding="utf-8-sig", errors="surrogateescape") as handle:
+        # a text file's lines end at "\n" (and "\r", which JSON text never holds unescaped),
+        # not at U+2028 and the like: rows written with ensure_ascii=False may hold those
         for lineno, line in enumerate(handle, start=1):
             if not line.strip():
                 continue
@@ -92,7 +160,7 @@ def jsonl_values(path: str | Path, encoding_errors: str = "replace",
                 if on_bad_bytes is not None:
                     on_bad_bytes(lineno)
             try:
-                value = json.loads(line)
+                value = loads(line)
             except json.JSONDecodeError as err:
                 yield lineno, None, err
                 continue

@@ -14,7 +14,9 @@ Per problem (``process_results``), with ``c`` = number of correct generations ou
 * ``ncr`` = mean NCR of the n generations; omitted when the problem has no nodes (undefined),
 * ``tpn`` = mean TPN over the generations where it is defined (>= 1 node covered); omitted
   when no generation covers a node,
-* ``n_tokens`` = mean trajectory length in TPN units (the evaluated model's tokens),
+* ``n_tokens`` = mean trajectory length in TPN units (the evaluated model's tokens), over the
+  generations whose length is known (a scoring that ran out of its budget before the count
+  leaves it unknown; omitted when no generation's length is known),
 * ``ncr_undefined`` / ``tpn_undefined`` / ``think_unclosed`` / ``timed_out`` = how many of the
   n generations had undefined NCR / undefined TPN / an unclosed ``<think>`` / a matcher timeout,
 * ``trace_missing`` = ``[generations without any trace marker although the model's chat template
@@ -149,18 +151,38 @@ def load_consensusbench(data_file: str, data_dir: str | None = None, **metadata:
         )
     think_format = resolve_think_format(metadata, tokenizer_name)
     nodes_file = display_data_path(path)
-    budget = metadata.get(BUDGET_KEY)
+    budget = resolve_budget(metadata)
     for row in rows:
         row["tpn_tokenizer"] = tokenizer_name
         row["think_format"] = think_format
         row["nodes_file"] = nodes_file
         if budget is not None:
-            row[BUDGET_KEY] = float(budget)
+            row[BUDGET_KEY] = budget
     try:
         dataset = datasets.Dataset.from_list(rows)
     except Exception as err:  # pyarrow raises several types for inconsistent columns
         raise ValueError(f"{path}: rows have inconsistent field types ({err})") from err
     return {"test": dataset}
+
+
+def resolve_budget(metadata: dict[str, Any]) -> float | None:
+    """The ``budget_s`` of the task metadata as seconds (a number, or a string of one, as
+    ``--model_args`` passes it), ``None`` when unset; anything but a finite number > 0 is a
+    ``ValueError`` naming the key, before any generation.
+
+    >>> resolve_budget({"budget_s": "2.5"}), resolve_budget({})
+    (2.5, None)
+    """
+    value = metadata.get(BUDGET_KEY)
+    if isinstance(value, str):
+        try:
+            value = float(value)
+        except ValueError:
+            pass
+    try:
+        return consensus_metrics.budget.check_budget(value, f"task metadata {BUDGET_KEY}")
+    except ValueError as err:
+        raise ValueError(f"ConsensusBench: {err}") from None
 
 
 def display_data_path(path: Path) -> str:
@@ -264,7 +286,9 @@ def process_results(doc: dict, results: Sequence[Any]) -> dict[str, Any]:
         out["ncr"] = sum(ncrs) / len(ncrs)
     if tpns:
         out["tpn"] = sum(tpns) / len(tpns)
-    out["n_tokens"] = sum(score["n_tokens"] for score in scores) / n
+    lengths = [score["n_tokens"] for score in scores if score["n_tokens"] is not None]
+    if lengths:  # a generation whose scoring ran out of time has no known length: left out
+        out["n_tokens"] = sum(lengths) / len(lengths)
     out["ncr_undefined"] = n - len(ncrs)
     out["tpn_undefined"] = n - len(tpns)
     out["think_unclosed"] = sum(int(bool(score["think_unclosed"])) for score in scores)
