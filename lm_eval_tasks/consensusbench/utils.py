@@ -267,10 +267,11 @@ def process_results(doc: dict, results: Sequence[Any]) -> dict[str, Any]:
     # would otherwise eat the per-trajectory budget and flag a timeout. A no-op afterwards.
     consensus_metrics.warmup()
     think_format = doc.get("think_format") or None  # docs from before the setting: the default
+    budget = doc.get(BUDGET_KEY)
+    budget = consensus_metrics.DEFAULT_BUDGET_S if budget is None else float(budget)
     scores = [
         consensus_metrics.score_trajectory(text, doc["nodes"], doc["answer"], tokenizer=tokenizer,
-                                           think_format=think_format,
-                                           budget_s=float(doc.get(BUDGET_KEY) or consensus_metrics.DEFAULT_BUDGET_S))
+                                           think_format=think_format, budget_s=budget)
         for text in texts
     ]
     n = len(scores)
