@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import math
+import numbers
 import os
 import re
 import stat
@@ -206,18 +207,23 @@ def iter_jsonl(path: str | Path, on_error: Callable[[str], None] | None = None,
         on_error(message)
 
 
-def check_answer_field(value: Any, where: str) -> str:
-    """A gold answer as a string: a non-empty string, or a finite number (``18``, ``0.5``);
-    anything else (NaN, infinity, ``true``, ``""``, null) raises ``ValueError`` naming ``where``.
+def check_answer_field(value: Any, where: str, field: str = "answer") -> str:
+    """A gold answer as a string: a non-empty string, or a finite number (``18``, ``0.5``, a NumPy
+    number from a parquet column); anything else (NaN, infinity, ``true``, ``""``, null) raises
+    ``ValueError`` naming ``where`` and ``field``. The one rule of every reader of gold answers:
+    the lm-eval tasks, the ``score`` command, the training split, the TRL rewards and verl.
 
     >>> check_answer_field(18, "f:1"), check_answer_field(" 1/2 ", "f:1")
     ('18', ' 1/2 ')
+    >>> check_answer_field(float("nan"), "row 0", "ground_truth")
+    Traceback (most recent call last):
+    ValueError: row 0: field 'ground_truth' must be a non-empty string or a finite number, got nan
     """
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+    if isinstance(value, numbers.Real) and type(value).__name__ not in ("bool", "bool_") and math.isfinite(value):
         return str(value)
     if isinstance(value, str) and value.strip():
         return value
-    raise ValueError(f"{where}: field 'answer' must be a non-empty string or a finite number, got {value!r:.80}")
+    raise ValueError(f"{where}: field {field!r} must be a non-empty string or a finite number, got {value!r:.80}")
 
 
 def check_problem(row: dict[str, Any], where: str) -> dict[str, Any]:

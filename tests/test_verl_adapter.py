@@ -37,7 +37,7 @@ def test_no_nodes_falls_back_to_acc():
     right = re.sub(r"<<[^>]*>>", "", ROWS[7]["solution"]).replace("####", "\\boxed{") + "}"
     for extra in (None, {}, {"nodes": []}, {"nodes": "[]"}):
         out = compute_score("x", right, ROWS[7]["answer"], extra, mode="linear")
-        assert out == {"score": 1.0, "acc": 1.0, "ncr": 1.0, "has_nodes": False, "guarded": ""}
+        assert out == {"score": 1.0, "acc": 1.0, "ncr": 1.0, "has_nodes": False, "guarded": "", "timed_out": False}
 
 
 def test_cl_needs_an_epoch_and_switches():
