@@ -34,6 +34,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from consensus_metrics.outputs import OutputPathError, check_output_file
+from consensus_metrics.records import InputFileError, check_input_file
 from node_builder import BUILDER_VERSION
 from node_builder.generate import Generation, GenerationConfig
 from node_builder.importers import load_sources, parse_source_spec
@@ -48,15 +49,27 @@ class InputError(Exception):
     """Input or settings the build cannot use (nothing was done)."""
 
 
+#: Source kinds whose PATH may be a folder (of run files, parquet files, the MathArena layout).
+FOLDER_KINDS = frozenset({"aime25", "runs", "dapo"})
+
+
 def check_sources(specs: list[str]) -> None:
-    """Every ``KIND:PATH`` well-formed and present, else :class:`InputError`."""
+    """Every ``KIND:PATH`` well-formed and present, a regular file (or a folder, for the kinds of
+    :data:`FOLDER_KINDS`), else :class:`InputError`. A FIFO or a device is never opened for
+    reading: it could block forever or never end."""
     for spec in specs:
         try:
-            _kind, path = parse_source_spec(spec)
+            kind, path = parse_source_spec(spec)
         except ValueError as err:
             raise InputError(str(err)) from None
         if not Path(path).exists():
             raise InputError(f"--source {spec}: {path} does not exist")
+        if kind in FOLDER_KINDS and Path(path).is_dir():
+            continue
+        try:
+            check_input_file(path)
+        except InputFileError as err:
+            raise InputError(f"--source {kind}:{err}") from None
 
 
 def check_out(out: Path, sources: list[str], workdir: Path, flag: str = "--out") -> None:
