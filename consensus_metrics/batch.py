@@ -14,7 +14,7 @@ from __future__ import annotations
 import multiprocessing as mp
 
 from .answer import ThinkFormat, resolve_think_format
-from .budget import DEFAULT_BUDGET_S
+from .budget import DEFAULT_BUDGET_S, check_budget
 from .metrics import score_trajectory
 from .nodes import coerce_nodes
 from .tokens import TokenCounter
@@ -85,6 +85,7 @@ def iter_score_batch(items, total: int | None = None, tokenizer=None, workers=No
                      chunksize: int = 8, think_format: ThinkFormat | str | None = None):
     """Yield scores for an iterable of ``(text, nodes, answer)`` in order (streaming form)."""
     think_format = resolve_think_format(think_format)
+    budget_s = check_budget(budget_s)  # in the caller, not in a worker
     bar = None
     if progress:
         from tqdm.auto import tqdm

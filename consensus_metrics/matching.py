@@ -43,7 +43,7 @@ from typing import NamedTuple
 from . import sandbox
 from .anchors import (find_anchor, form_anchors, non_ascii_chars, present_alternatives,
                       text_may_contain)
-from .budget import NO_DEADLINE, BudgetExceeded, Deadline
+from .budget import NO_DEADLINE, BudgetExceeded, Deadline, check_budget
 from .chaining import ChainFollower
 from .nodes import Node, coerce_nodes
 from .normalize import FUNC, ID, NUM, SEGMENT_CACHE_CHARS, Tokens, plain_str, tokenize_cached
@@ -780,8 +780,9 @@ def match_nodes(text: str, nodes, budget_s: float | None = 1.0, symbolic: bool =
         nodes: node dicts in the SPEC §2 schema, :class:`~consensus_metrics.nodes.Node` objects,
             or plain strings (one form each). Malformed nodes raise ``TypeError``/``ValueError``
             naming the node and field.
-        budget_s: hard time limit in seconds (``None``: unlimited). Nodes not decided when it
-            runs out are reported uncovered; see :func:`match_nodes_ex` to learn whether it did.
+        budget_s: hard time limit in seconds (``None``: unlimited; else a finite number > 0, or
+            ``ValueError``). Nodes not decided when it runs out are reported uncovered; see
+            :func:`match_nodes_ex` to learn whether it did.
         symbolic: allow the bounded symbolic fallback for equation/expression nodes.
 
     Returns:
@@ -802,6 +803,8 @@ def match_nodes_ex(text: str, nodes, budget_s: float | None = 1.0, symbolic: boo
     (the scorer collects the answer check there: both use the sandbox)."""
     text = plain_str(text)
     nodes = coerce_nodes(nodes)
+    if deadline is None:
+        budget_s = check_budget(budget_s)
     if symbolic and deadline is None:
         sandbox.warmup()  # one-time worker start-up is not charged to the budget
     deadline = deadline or Deadline(budget_s)

@@ -20,6 +20,7 @@ import numbers
 import os
 import re
 import stat
+import sys
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -84,17 +85,26 @@ def check_input_file(path: str | os.PathLike, flag: str | None = None) -> Path:
 
 def loads(text: str):
     """``json.loads`` for untrusted text: JSON nested too deeply for Python's recursion (a line of
-    100,000 ``[``) is a :class:`json.JSONDecodeError` like any other text that is not JSON,
-    instead of a ``RecursionError``.
+    100,000 ``[``) or holding an integer longer than Python converts (``sys.get_int_max_str_digits``,
+    4300 digits; its ``ValueError`` would advise raising the limit) is a
+    :class:`json.JSONDecodeError` like any other text that is not JSON.
 
     >>> loads("[" * 100_000)
     Traceback (most recent call last):
     json.decoder.JSONDecodeError: nested too deeply: line 1 column 1 (char 0)
+    >>> loads("[" + "7" * 5000 + "]")
+    Traceback (most recent call last):
+    json.decoder.JSONDecodeError: a number of more than 4300 digits: line 1 column 1 (char 0)
     """
+    doc = text if isinstance(text, str) else ""
     try:
         return json.loads(text)
     except RecursionError:
-        raise json.JSONDecodeError("nested too deeply", text if isinstance(text, str) else "", 0) from None
+        raise json.JSONDecodeError("nested too deeply", doc, 0) from None
+    except json.JSONDecodeError:
+        raise
+    except ValueError:  # the only other one json raises: an integer past the conversion limit
+        raise json.JSONDecodeError(f"a number of more than {sys.get_int_max_str_digits()} digits", doc, 0) from None
 
 
 class LineError(ValueError):

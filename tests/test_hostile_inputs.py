@@ -87,6 +87,17 @@ def test_repetition_loops_match_without_a_budget(name):
     assert m.covered and m.end < 60
 
 
+@pytest.mark.parametrize("budget", [-1, 0, float("nan"), float("inf"), "1", True])
+def test_a_budget_that_is_no_finite_positive_number_is_refused(budget):
+    """Issue 24, item 12: score_trajectory took -1, NaN or 0 (no time, or no limit, silently)."""
+    with pytest.raises(ValueError, match="budget_s must be a finite number > 0"):
+        score_trajectory("x = 3", ["x = 3"], "3", budget_s=budget)
+    with pytest.raises(ValueError, match="budget_s must be a finite number > 0"):
+        match_nodes("x = 3", ["x = 3"], budget_s=budget)
+    with pytest.raises(ValueError, match="budget_s must be a finite number > 0"):
+        score_batch(["x = 3"], [["x = 3"]], ["3"], budget_s=budget)
+
+
 def test_hostile_answers_do_not_hang_math_verify():
     t0 = time.monotonic()
     s = score_trajectory(HOSTILE["exponent tower"], [], "5", budget_s=0.5)
