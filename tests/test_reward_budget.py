@@ -7,6 +7,10 @@ one wall-clock bound with a generous margin."""
 import time
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis_profiles import examples
+from test_hostile_inputs import loop_text, math_text
 
 import consensus_metrics
 from consensus_metrics.budget import BudgetExceeded, Deadline
@@ -82,4 +86,15 @@ def test_a_repetition_loop_ends_near_the_budget():
     start = time.monotonic()
     (value,) = reward(completions=[text], answer=["18"], nodes=[NODES])
     assert time.monotonic() - start < 1.0 + 0.75
+    assert value is None or 0.0 <= value <= 1.0
+
+
+@settings(max_examples=examples(20), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=st.one_of(math_text, loop_text, st.text(max_size=300)))
+def test_property_the_reward_scores_any_completion_within_its_budget(text):
+    consensus_metrics.warmup()
+    reward = consensus_reward("linear", budget_s=0.5)
+    start = time.monotonic()
+    (value,) = reward(completions=[text], answer=["18"], nodes=[NODES])
+    assert time.monotonic() - start < 0.5 + 0.75 + 1.5  # + a possible sandbox restart after a kill
     assert value is None or 0.0 <= value <= 1.0

@@ -261,7 +261,7 @@ def process_results(doc: dict, results: Sequence[Any]) -> dict[str, Any]:
     string under lm-eval's default ``take_first`` filter). See the module docstring for keys.
     """
     generations = results[0] if isinstance(results[0], (list, tuple)) else [results[0]]
-    texts = [text if isinstance(text, str) else "" for text in generations]
+    texts = [text if isinstance(text, str) else "" for text in generations] or [""]  # none: an empty one
     tokenizer = load_tokenizer(doc.get("tpn_tokenizer") or "")
     # Start this thread's matcher sandbox before the clock runs: the first start (about 1 s)
     # would otherwise eat the per-trajectory budget and flag a timeout. A no-op afterwards.
