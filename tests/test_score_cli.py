@@ -47,7 +47,7 @@ def test_score_command_end_to_end(files):
     out = files / "scores.jsonl"
     proc = run(files, "--data", "data.jsonl", "--samples", "samples.jsonl", "--out", "scores.jsonl", "--quiet")
     assert proc.returncode == 0, proc.stderr
-    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    rows = [json.loads(line) for line in out.read_bytes().splitlines()]
     assert [(r["id"], r["sample"], r["acc"]) for r in rows] == [("g1", 0, 1), ("g1", 1, 0), ("g2", 0, 1), ("m1", 0, 1)]
     assert rows[0]["ncr"] == 1.0 and rows[1]["ncr"] == 0.0 and rows[3]["ncr"] is None
     assert "data.jsonl:4: not valid JSON" in proc.stderr
@@ -66,7 +66,7 @@ def test_rerun_after_crash_loses_and_duplicates_nothing(files):
     proc = run(files, "--data", "data.jsonl", "--samples", "samples.jsonl", "--out", "scores.jsonl", "--quiet")
     assert proc.returncode == 0, proc.stderr
     assert "scored 2 new completions (2 already" in proc.stdout
-    rows = [json.loads(line) for line in out.read_text().splitlines() if line.startswith("{") and line.endswith("}")]
+    rows = [json.loads(line) for line in out.read_bytes().splitlines() if line.startswith(b"{") and line.endswith(b"}")]
     keys = [(r["id"], r["sample"]) for r in rows]
     assert sorted(set(keys)) == sorted(keys) and len(keys) == 4
 

@@ -14,7 +14,7 @@ from training_recipes.verl_adapter import compute_score, export_parquet, to_verl
 from training_recipes.rewards import consensus_reward
 
 FIXTURE = Path(__file__).parent / "fixtures" / "train" / "gsm8k_train_fixture.jsonl"
-ROWS = [json.loads(line) for line in FIXTURE.read_text().splitlines()]
+ROWS = [json.loads(line) for line in FIXTURE.read_bytes().splitlines()]
 NATALIA = ROWS[0]
 WRONG_HALF = "Natalia sold 24 clips in May, so she sold \\boxed{70}."
 
