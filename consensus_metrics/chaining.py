@@ -41,6 +41,7 @@ from .budget import Deadline
 from .normalize import ID, NUM
 from .relations import SEP
 from .side_pairs import best_pair
+from .text_index import _form_commutative_key
 from .surds import rational, surd_value
 
 #: Equality runs one node may link (a larger class gives no credit).
@@ -66,7 +67,7 @@ class ChainFollower:
     """Equality runs of one text, found on demand, and what they link (module doc).
 
     ``segments_with(groups)`` returns the ``{start: end}`` segments holding every anchor group;
-    ``index_of(start, end)`` their :class:`~consensus_metrics.matching.TextIndex` (the matcher's
+    ``index_of(start, end)`` their :class:`~consensus_metrics.text_index.TextIndex` (the matcher's
     own, shared with its token rules).
     """
 
@@ -432,8 +433,6 @@ def _equality_runs(rels) -> list:
 
 
 def _target_comm(key: str, kinds: tuple) -> str:
-    from .matching import _form_commutative_key
-
     return _form_commutative_key(tuple(key.split(SEP)), kinds)
 
 

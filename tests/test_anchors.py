@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis_profiles import examples
 
-from consensus_metrics import match_nodes, matching
+from consensus_metrics import match_nodes, segment_plan
 from consensus_metrics.anchors import find_anchor, form_anchors, text_may_contain
 
 REPO = Path(__file__).resolve().parent.parent
@@ -24,12 +24,12 @@ QWEN = REPO / "tests" / "fixtures" / "metrics" / "qwen_math_sample.jsonl"
 
 def _without_anchors(text, nodes):
     with pytest.MonkeyPatch.context() as m:
-        m.setattr(matching, "form_anchors", lambda form: ())
-        matching._anchor_plan.cache_clear()
+        m.setattr(segment_plan, "form_anchors", lambda form: ())
+        segment_plan._anchor_plan.cache_clear()
         try:
             return match_nodes(text, nodes, budget_s=None, symbolic=False)
         finally:
-            matching._anchor_plan.cache_clear()
+            segment_plan._anchor_plan.cache_clear()
 
 
 def _same(text, nodes):
