@@ -132,7 +132,8 @@ def test_a_model_name_never_leads_out_of_out(tmp_path, model):
     """Issue 24, item 12: --model .. wrote the run beside --out instead of inside it."""
     data, trajectories = _files(tmp_path, [{"id": "g1", "completion": "\\boxed{18}"}])
     results, _ = import_run(trajectories, data, model, tmp_path / "out", progress=False)
-    assert results.parent.parent == tmp_path / "out"
+    assert results.resolve().parent.parent == (tmp_path / "out").resolve()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data.jsonl", "out", "t.jsonl"]
 
 
 # ----------------------------------------------------------------------------- reports build
