@@ -128,14 +128,14 @@ SEGMENT_PIECES = ["a", "x", "5", "24", "!", ".", "?", " ", "\t", "\n", "&", "=",
 def test_property_segment_around_finds_the_segments_that_segments_gives(text, data):
     """The matcher delimits only the sentences around anchor hits; they must be exactly the
     sentences the whole-text split gives, from any known segment start before the hit."""
-    starts = matching.segments(text)
+    starts = segment_plan.segments(text)
     ends = starts[1:] + [len(text)]
     for at, ch in enumerate(text):
         if ch.isspace() or (ch in ".?!" and text[at + 1:at + 2] in (" ", "\t")):
             continue  # inside a cut: no anchor starts there
         k = max(i for i, s in enumerate(starts) if s <= at)
         lo = data.draw(st.sampled_from([s for s in starts if s <= at]))
-        assert matching.segment_around(text, at, lo) == (starts[k], ends[k]), (at, lo)
+        assert segment_plan.segment_around(text, at, lo) == (starts[k], ends[k]), (at, lo)
 
 
 @pytest.mark.parametrize("text, forms", [

@@ -55,6 +55,8 @@ def test_a_repetition_loop_that_runs_out_of_time_is_imported(tmp_path):
     assert written
     entry = json.loads(results.read_text())["results"]["consensusbench_gsm8k"]
     assert entry["acc,none"] in (0.5, 1.0) and entry["trajectories,none"] == 2
+    written = build_report([str(results.parent)], tmp_path / "report")  # and the run reads as a report
+    assert written["index.html"].is_file()
 
 
 def test_a_bad_line_is_reported_and_skipped(tmp_path):
