@@ -193,8 +193,10 @@ def build_file(benchmark: str, sources: list[str], out: Path, workdir: Path, con
     stage = Generation(generation, work.samples) if generation else None
     bar = tqdm(total=len(problems), initial=len(problems) - len(todo), desc=benchmark,
                unit="problem", disable=quiet, file=sys.stderr)
-    build_problems(todo, work, done, config, stage, bar)
-    bar.close()
+    try:
+        build_problems(todo, work, done, config, stage, bar)
+    finally:  # also on Ctrl-C: the bar ends its line before the command's last word
+        bar.close()
     if stage is not None:  # problems built in an earlier run: their samples join the background too
         stage.attach_kept(problems, skip={p.id for p in todo})
     records = [done[p.id]["record"] for p in problems if "record" in done.get(p.id, {})]

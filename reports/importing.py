@@ -296,19 +296,21 @@ def _score_all(items: list[tuple[dict, list[str]]], workers: int, progress: str 
 
         bar = tqdm(total=len(items), desc=progress, unit=" problems")
     per_doc: list[dict] = []
-    if workers and workers > 1:
-        with mp.get_context("spawn").Pool(workers, initializer=_ignore_ctrl_c) as pool:
-            for result in pool.imap(_score_doc, items, chunksize=4):
-                per_doc.append(result)
+    try:
+        if workers and workers > 1:
+            with mp.get_context("spawn").Pool(workers, initializer=_ignore_ctrl_c) as pool:
+                for result in pool.imap(_score_doc, items, chunksize=4):
+                    per_doc.append(result)
+                    if bar:
+                        bar.update(1)
+        else:
+            for item in items:
+                per_doc.append(_score_doc(item))
                 if bar:
                     bar.update(1)
-    else:
-        for item in items:
-            per_doc.append(_score_doc(item))
-            if bar:
-                bar.update(1)
-    if bar:
-        bar.close()
+    finally:  # also on Ctrl-C: the bar ends its line before the command's own last word
+        if bar:
+            bar.close()
     return per_doc
 
 

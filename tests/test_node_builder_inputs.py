@@ -125,3 +125,42 @@ def test_a_full_disk_is_one_line(tmp_path):
                    str(tmp_path / "out.jsonl"), "--workdir", str(full / "w"), "--quiet", cwd=tmp_path)
         line = _one_line(run)
         assert "cannot write" in line and "No space left on device" in line, line
+
+
+def test_a_source_line_nested_too_deeply_is_skipped_and_the_rest_built(tmp_path):
+    """Issue 24, item 7: a line of 100,000 '[' raised RecursionError out of the importer."""
+    lines = (GSM8K / "test.jsonl").read_bytes().splitlines(keepends=True)
+    source = tmp_path / "test.jsonl"
+    source.write_bytes(lines[0] + b"[" * 100_000 + b"\n" + b"".join(lines[1:]))
+    run = _build(tmp_path, f"gsm8k:{source}")
+    assert run.returncode == 0 and "Traceback" not in run.stderr, run.stderr
+    assert f"skipped {source}:2" in run.stderr and "nested too deeply" in run.stderr
+    assert len((tmp_path / "out.jsonl").read_bytes().splitlines()) == len(lines)
+
+
+def test_ctrl_c_stops_a_build_with_one_line_and_the_rerun_goes_on(tmp_path):
+    import signal
+    import time
+
+    row = {"question": "Tom has 3 apples and buys {n} more. How many apples does he have?",
+           "answer": "He has 3+{n}=<<3+{n}={m}>>{m} apples.\n#### {m}"}
+    source = tmp_path / "test.jsonl"
+    source.write_text("".join(json.dumps({k: v.format(n=n, m=n + 3) for k, v in row.items()}) + "\n"
+                              for n in range(4000)))
+    argv = [sys.executable, "-m", "node_builder", "build", "--benchmark", "gsm8k", "--source", f"gsm8k:{source}",
+            "--out", "out.jsonl", "--workdir", str(tmp_path / "w"), "--quiet"]
+    env = {"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1"}
+    proc = subprocess.Popen(argv, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    records = tmp_path / "w" / "records.jsonl"
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline and (not records.exists() or records.stat().st_size < 20_000):
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=240)
+    assert proc.returncode == 130 and "Traceback" not in err, err[-3000:]
+    assert err.strip().splitlines()[-1].startswith("python -m node_builder: interrupted: ")
+    done = len(records.read_bytes().splitlines())
+    assert 0 < done < 4000 and not (tmp_path / "out.jsonl").exists()
+    again = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, env=env, timeout=600)
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert len((tmp_path / "out.jsonl").read_bytes().splitlines()) == 4000

@@ -186,3 +186,23 @@ def test_a_full_disk_during_a_build_faked(tmp_path, monkeypatch):
     with pytest.raises(ReportInputError, match="cannot write: No space left on device"):
         build_report([str(FIXTURES / "greedy-192")], tmp_path / "report")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_ctrl_c_stops_an_import_with_one_line_and_writes_nothing(tmp_path):
+    import signal
+    import time
+
+    _files(tmp_path, [{"id": "g1", "completions": [f"{i} * 2 = {2 * i}, 16 - 3 - 4 = 9. \\boxed{{{i}}}"
+                                                    for i in range(4000)]}])
+    proc = subprocess.Popen([sys.executable, "-m", "reports", "import", "t.jsonl", "--data", "data.jsonl", "--model",
+                             "m", "--out", "out"], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline and not (tmp_path / "out" / "m").is_dir():
+        time.sleep(0.05)
+    time.sleep(1.0)  # scoring now
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=240)
+    assert proc.returncode == 130 and "Traceback" not in err, err[-3000:]
+    assert err.strip().splitlines()[-1] == "python -m reports import: interrupted: nothing was written"
+    assert list((tmp_path / "out" / "m").iterdir()) == []
