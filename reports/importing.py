@@ -211,6 +211,8 @@ def import_run(trajectories: str | os.PathLike, data: str | os.PathLike, model: 
     from lm_eval_tasks.consensusbench import utils
 
     budget_s = check_budget(budget_s, "--budget")  # recorded as used: a finite number > 0
+    if budget_s is None:
+        raise ValueError("--budget must be a finite number > 0, got None")
     trajectories, data = Path(trajectories), Path(data)
     folder = Path(out) / sanitize(model)
     try:  # before reading anything: an --out that is a file or cannot be written

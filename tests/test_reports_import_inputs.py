@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import errno
 import json
+import math
 import shutil
 import subprocess
 import sys
@@ -73,18 +74,23 @@ def test_a_bad_line_is_reported_and_skipped(tmp_path):
     assert [json.loads(line)["doc"]["id"] for line in samples.read_text().split("\n") if line] == ["g1", "g2"]
 
 
-@pytest.mark.parametrize("budget", ["-1", "nan", "0", "inf", "soon"])
+@pytest.mark.parametrize("budget", [-1, math.nan, 0, math.inf, "soon", None])
 def test_a_budget_that_is_no_finite_positive_number_is_refused_up_front(tmp_path, budget):
     """Issue 24, item 9: -1 and NaN crashed after the inputs were read, 0 was recorded while 1 s
     was used, inf wrote Infinity into the results JSON."""
     _files(tmp_path, [{"id": "g1", "completion": "\\boxed{18}"}])
-    done = _cli(tmp_path, "t.jsonl", "--data", "data.jsonl", "--model", "m", "--out", "out", "--budget", budget)
-    assert done.returncode == 2 and "Traceback" not in done.stderr  # argparse: its usage line, then the error
-    assert done.stderr.strip().splitlines()[-1].endswith(f"argument --budget: must be a finite number > 0, got '{budget}'")
-    assert not (tmp_path / "out").exists()
     with pytest.raises(ValueError, match="--budget must be a finite number > 0"):
         import_run(tmp_path / "t.jsonl", tmp_path / "data.jsonl", "m", tmp_path / "out", progress=False,
-                   budget_s=float(budget) if budget != "soon" else budget)
+                   budget_s=budget)
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_command_refuses_such_a_budget_in_one_line(tmp_path):
+    _files(tmp_path, [{"id": "g1", "completion": "\\boxed{18}"}])
+    done = _cli(tmp_path, "t.jsonl", "--data", "data.jsonl", "--model", "m", "--out", "out", "--budget", "nan")
+    assert done.returncode == 2 and "Traceback" not in done.stderr  # argparse: its usage line, then the error
+    assert done.stderr.strip().splitlines()[-1].endswith("argument --budget: must be a finite number > 0, got 'nan'")
+    assert not (tmp_path / "out").exists()
 
 
 def test_an_out_that_is_a_file_is_refused_before_reading(tmp_path):
