@@ -74,11 +74,11 @@ WARM = 16  # the last two problems' samples warm both checkers up; the rest is m
 
 def clear_text_caches():
     """Forget every tokenised sentence and every exact value computed (node forms stay prepared)."""
-    from consensus_metrics import matching, surds
+    from consensus_metrics import surds, text_index
     from consensus_metrics.normalize import _cached_tokens
 
     _cached_tokens.cache_clear()
-    matching._local.segments = None
+    text_index._local.segments = None
     surds._VALUES.clear()
 
 

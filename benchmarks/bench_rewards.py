@@ -89,7 +89,7 @@ def load_records() -> list[dict]:
 
 
 def honest_fixture_texts() -> list[str]:
-    return [json.loads(l)["text"] for l in (FIXTURES / "honest_solutions.jsonl").read_text().splitlines() if l]
+    return [json.loads(l)["text"] for l in (FIXTURES / "honest_solutions.jsonl").read_text(encoding="utf-8").split("\n") if l]
 
 
 def build_batch(records, n: int, tokens: int, tokenizer, seed: int = 0):

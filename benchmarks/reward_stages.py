@@ -40,11 +40,11 @@ STAGES = (*NODE_PATH, "math-verify", "TPN count")
 
 def clear_text_caches() -> None:
     """Forget every tokenised sentence of this thread (node forms stay prepared)."""
-    from consensus_metrics import matching
+    from consensus_metrics import text_index
     from consensus_metrics.normalize import _cached_tokens
 
     _cached_tokens.cache_clear()
-    matching._local.segments = None
+    text_index._local.segments = None
 
 
 def _timed(totals: dict, name: str, fn, *args, **kwargs):

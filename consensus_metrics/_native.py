@@ -30,7 +30,8 @@ import sys
 import warnings
 
 #: The hot-path modules ``setup.py`` compiles, in import order (each imports only earlier ones).
-COMPILED = ("lexer", "symbol_rules", "latex_commands", "token_rules", "normalize", "relations", "anchors", "matching")
+COMPILED = ("lexer", "symbol_rules", "latex_commands", "token_rules", "normalize", "relations", "anchors",
+            "segment_plan", "text_index", "matching")
 #: File beside the compiled modules: ``{module: SHA-256 of the source it was compiled from}``.
 RECORD = "_native.json"
 #: Set to ``1`` to run the pure-Python sources even where compiled modules exist.

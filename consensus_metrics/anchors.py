@@ -5,7 +5,7 @@ lines of a trajectory cannot contain a given node. Every canonical token of a fo
 alternatives*: raw substrings of which at least one must appear in any text region where the
 token occurs, whatever its surface form. The matcher tokenises only the lines in which some
 form's anchors all appear (plus the lines a relation chain continues onto, see
-:func:`consensus_metrics.matching.plan_segments`).
+:func:`consensus_metrics.segment_plan.plan_segments`).
 
 * integer ``v``: the numeral standing alone (``#v``: not inside ``1v``, ``v.5`` or ``0.v``;
   leading zeros and ``.0`` allowed), for ``v >= 1000`` also a thousands separator and its last

@@ -14,7 +14,7 @@ from __future__ import annotations
 import multiprocessing as mp
 
 from .answer import ThinkFormat, resolve_think_format
-from .budget import DEFAULT_BUDGET_S
+from .budget import DEFAULT_BUDGET_S, check_budget
 from .metrics import score_trajectory
 from .nodes import coerce_nodes
 from .tokens import TokenCounter
@@ -23,7 +23,13 @@ _worker_state: dict = {}
 
 
 def _init_worker(tokenizer, budget_s, symbolic, think_format=None):
+    import signal
+
     from .sandbox import warmup
+
+    # Ctrl-C reaches every process of the terminal's group: the parent stops the pool and says
+    # so in one line; a worker would print a traceback of its own
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     _worker_state["counter"] = TokenCounter(tokenizer)
     _worker_state["budget_s"] = budget_s
@@ -79,6 +85,7 @@ def iter_score_batch(items, total: int | None = None, tokenizer=None, workers=No
                      chunksize: int = 8, think_format: ThinkFormat | str | None = None):
     """Yield scores for an iterable of ``(text, nodes, answer)`` in order (streaming form)."""
     think_format = resolve_think_format(think_format)
+    budget_s = check_budget(budget_s)  # in the caller, not in a worker
     bar = None
     if progress:
         from tqdm.auto import tqdm

@@ -40,6 +40,8 @@ from .anchors import token_anchors
 from .budget import Deadline
 from .normalize import ID, NUM
 from .relations import SEP
+from .side_pairs import best_pair
+from .text_index import _form_commutative_key
 from .surds import rational, surd_value
 
 #: Equality runs one node may link (a larger class gives no credit).
@@ -65,7 +67,7 @@ class ChainFollower:
     """Equality runs of one text, found on demand, and what they link (module doc).
 
     ``segments_with(groups)`` returns the ``{start: end}`` segments holding every anchor group;
-    ``index_of(start, end)`` their :class:`~consensus_metrics.matching.TextIndex` (the matcher's
+    ``index_of(start, end)`` their :class:`~consensus_metrics.text_index.TextIndex` (the matcher's
     own, shared with its token rules).
     """
 
@@ -79,6 +81,7 @@ class ChainFollower:
         self._found: dict = {}  # search -> (its sides, segments it visited): see _remembered
         self._cut = False  # the last _indexes stopped at the segment budget
         self._segment_values: dict[int, dict] = {}
+        self._runs: dict[tuple[int, int], list] = {}  # (segment, chain) -> run of each side
 
     # ------------------------------------------------------------------ finding sides
     def _indexes(self, groups):
@@ -107,14 +110,13 @@ class ChainFollower:
             self._found[search] = (found, self.tokenised - before)
         return found
 
-    def _run_of(self, index, c: int, s: int) -> tuple[int, int] | None:
-        rels = index.chains[c].rels
-        lo, hi = s, s
-        while lo > 0 and rels[lo - 1] == "=":
-            lo -= 1
-        while hi < len(rels) and rels[hi] == "=":
-            hi += 1
-        return (lo, hi) if hi > lo else None
+    def _run_of(self, start: int, index, c: int, s: int) -> tuple[int, int] | None:
+        """Sides ``(lo, hi)`` of the run of ``=`` links holding side ``s`` of chain ``c`` of the
+        segment at ``start`` (``None``: no ``=`` beside it); each chain's runs are found once."""
+        runs = self._runs.get((start, c))
+        if runs is None:
+            runs = self._runs[(start, c)] = _equality_runs(index.chains[c].rels)
+        return runs[s]
 
     def occurrences(self, keys: tuple, kinds: tuple) -> list[tuple[_Run, int]]:
         """``(run, side)`` of every side equal to ``keys`` (exactly or up to term order)."""
@@ -124,7 +126,7 @@ class ChainFollower:
         out = []
         for start, index in self._indexes((*_anchors_of(keys, kinds), _EQUALITY_ANCHORS)):
             for c, s in index.side_candidates(keys, kinds, commutative=True):
-                run = self._run_of(index, c, s)
+                run = self._run_of(start, index, c, s)
                 if run:
                     out.append((_Run(start, c, *run), s))
         return out
@@ -141,7 +143,7 @@ class ChainFollower:
         out = []
         for start, index in self._indexes((*_anchors_of(keys, (NUM,)), _EQUALITY_ANCHORS)):
             for c, s in self._values_of(start, index).get(value, ()):
-                run = self._run_of(index, c, s)
+                run = self._run_of(start, index, c, s)
                 if run:
                     out.append((_Run(start, c, *run), s))
         return out
@@ -169,7 +171,12 @@ class ChainFollower:
         """The one number the text gives a variable (``x = 5``), as tokens, or ``None``."""
         if name not in self._bindings:
             values = set()
+            runs = set()
             for run, s in self.occurrences((name,), (ID,)):
+                if run in runs:  # a loop writes the name many times in one run: its values are known
+                    continue
+                runs.add(run)
+                self.deadline.check()
                 index = self.index_of(run.k, None, True)
                 for side in index.chains[run.c].sides[run.lo:run.hi + 1]:
                     number = rational(self._side_value(index, side)) if side.key else None
@@ -226,20 +233,41 @@ class ChainFollower:
         want = _leaves(*left)
         if sum(want.values()) < 2:
             return None
-        best = None
         failed: set = set()
+        # A side t computes the value for an occurrence s of it when t != s: the pair of them
+        # ending first is wanted (the first in occurrence order, then t order, of those). A loop
+        # writes the value thousands of times in one run, so the pairs are not enumerated: each
+        # side is checked once, where a check of every pair would first have checked it (the
+        # checks find sides and so use the segment budget: their order counts), and
+        # best_pair picks the pair.
+        occurrences, computing = [], []
+        firsts: dict = {}  # run -> its first occurrence (then True once a second one was seen)
         for run, s in self._value_occurrences(value):
             index = self.index_of(run.k, None, True)
             chain = index.chains[run.c]
-            for t in range(run.lo, run.hi + 1):
+            occurrences.append((run, s, run.k + chain.sides[s].end, (index, chain)))
+            first = firsts.get(run)
+            if first is None:
+                firsts[run] = s
+                todo = [t for t in range(run.lo, run.hi + 1) if t != s]
+            elif first is not True:
+                firsts[run] = True
+                todo = [first]
+            else:
+                continue
+            for t in todo:
+                self.deadline.check()
                 side = chain.sides[t]
-                if t == s or not side.key or side.hi - side.lo < 3:
+                if not side.key or side.hi - side.lo < 3:
                     continue
                 if self._expands_to(_leaves(*_side_tokens(index, side)), want, MAX_STEPS, failed):
-                    end = run.k + max(side.end, chain.sides[s].end)
-                    if best is None or end < best[1]:
-                        best = (run.k + min(side.start, chain.sides[s].start), end)
-        return best
+                    computing.append((run, t, run.k + side.end, None))
+        computing.sort(key=lambda entry: entry[1])  # in side order within each run
+        pair = best_pair(occurrences, computing)
+        if pair is None:
+            return None
+        (run, s, _, (_, chain)), (_, t, end, _) = pair
+        return run.k + min(chain.sides[t].start, chain.sides[s].start), run.k + max(chain.sides[t].end, chain.sides[s].end)
 
     def _expands_to(self, leaves: Counter, want: Counter, depth: int, failed: set | None = None) -> bool:
         """Whether replacing numbers of ``leaves`` by their producers, at most ``depth`` times,
@@ -305,6 +333,8 @@ class ChainFollower:
                 side = chain.sides[s]
                 if not side.key:
                     continue
+                if not s & 255:
+                    self.deadline.check()
                 value = self._side_value(index, side)
                 if value is not None:
                     values.add(value)
@@ -381,9 +411,28 @@ def _leaves(keys, kinds) -> Counter:
     return out
 
 
-def _target_comm(key: str, kinds: tuple) -> str:
-    from .matching import _form_commutative_key
+def _equality_runs(rels) -> list:
+    """Per side of a chain with relations ``rels``: ``(lo, hi)``, the sides of the run of ``=``
+    links it lies in, or ``None`` where no ``=`` is beside it.
 
+    >>> _equality_runs(("=", "<", "=", "="))
+    [(0, 1), (0, 1), (2, 4), (2, 4), (2, 4)]
+    """
+    out: list = [None] * (len(rels) + 1)
+    lo = 0
+    while lo <= len(rels):
+        hi = lo
+        while hi < len(rels) and rels[hi] == "=":
+            hi += 1
+        if hi > lo:
+            out[lo:hi + 1] = [(lo, hi)] * (hi + 1 - lo)
+            lo = hi + 1
+        else:
+            lo += 1
+    return out
+
+
+def _target_comm(key: str, kinds: tuple) -> str:
     return _form_commutative_key(tuple(key.split(SEP)), kinds)
 
 

@@ -28,11 +28,14 @@ completions of ``--samples``: Acc (and pass@k with several samples per problem),
 tokens, per benchmark and overall.
 
 Bad input: bad lines are reported as ``FILE:LINE: reason`` and skipped (bytes that are not UTF-8
-in a completion are read as U+FFFD and reported; in ``--data`` they make the line bad). Exit
-status 2 with one line, before any work and without creating ``--out``: a missing input, an
-``--out`` that is an input, a folder or cannot be written, a ``--tokenizer`` that cannot be
-loaded offline, a problem id defined twice with different records, no usable problem or no
-usable completion, an out-of-range ``--budget`` or ``--workers``, a bad ``--think-format``.
+in a completion are read as U+FFFD and reported; in ``--data`` they make the line bad; so does
+JSON nested too deeply to read). Exit status 2 with one line, before any work and without
+creating ``--out``: a missing input or one that is not a regular file, an ``--out`` that is an
+input, a folder or cannot be written, a ``--tokenizer`` that cannot be loaded offline, a problem
+id defined twice with different records, no usable problem or no usable completion, an
+out-of-range ``--budget`` or ``--workers``, a bad ``--think-format``. A write that fails later (a
+full disk) is one line and exit status 2 as well, the rows written so far kept; Ctrl-C stops
+with one line and exit status 130, and the same command goes on where it stopped.
 
 Thinking models: ``--think-format`` says where the final answer is (default ``think,sky-t1``:
 after the last ``</think>`` or ``<|end_of_thought|>``, inside a Sky-T1 solution block; see
@@ -58,8 +61,8 @@ from .budget import DEFAULT_BUDGET_S
 from .locate import locate_in_score
 from .metrics import aggregate_scores
 from .nodes import coerce_nodes
-from .outputs import LockedOutput, OutputPathError, check_output_file
-from .records import check_answer_field, iter_jsonl
+from .outputs import LockedOutput, OutputPathError, OutputWriteError, check_output_file
+from .records import InputFileError, check_answer_field, check_input_file, iter_jsonl, loads
 from .tokens import load_tokenizer, tokenizer_name
 
 _TEXT_KEYS = ("completion", "text", "response", "output")
@@ -207,11 +210,13 @@ def _read_out(out_path: str) -> tuple[list[tuple[str, dict | None]], bool]:
     if torn:
         data = data[: data.rfind(b"\n") + 1]
     lines = []
-    for raw in data.decode("utf-8", "surrogateescape").splitlines():
+    # cut at "\n" only: rows are written with ensure_ascii=False, and a completion may hold
+    # U+2028, U+0085 and the like, which str.splitlines() would also cut at
+    for raw in data.decode("utf-8", "surrogateescape").split("\n"):
         if not raw.strip():
             continue
         try:
-            row = json.loads(raw)
+            row = loads(raw)
         except json.JSONDecodeError:
             row = None
         ok = isinstance(row, dict) and isinstance(row.get("id"), str) and isinstance(row.get("sample"), int)
@@ -293,8 +298,10 @@ def _check_paths(args) -> None:
     """Inputs that exist, an output that can be written and is none of them (:class:`InputError`)."""
     for flag, paths in (("--data", args.data), ("--samples", [args.samples])):
         for path in paths:
-            if not os.path.isfile(path):
-                raise InputError(f"{flag} {path}: no such file")
+            try:
+                check_input_file(path, flag)
+            except InputFileError as err:
+                raise InputError(str(err)) from None
     inputs = [("--data", path) for path in args.data] + [("--samples", args.samples)]
     try:
         check_output_file(args.out, inputs)
@@ -332,6 +339,9 @@ def cmd_score(args) -> int:
     except InputError as err:
         _warn(str(err))
         return 2
+    except KeyboardInterrupt:
+        _warn(f"interrupted: the rows scored so far are in {args.out}; run the same command again to go on")
+        return 130
 
 
 def _reusable_rows(lines: list, wanted: dict) -> tuple[list, list, int]:
@@ -389,6 +399,14 @@ def _score(args) -> int:
     def waiting():
         _warn(f"--out {args.out}: another run is writing it; waiting for it to finish")
 
+    try:
+        return _score_into(args, completions, problems, wanted, counters, unit, think_format, waiting)
+    except OutputWriteError as err:  # a full disk, a folder that refuses the rewrite's temporary file
+        raise InputError(f"--out {args.out}: cannot write: {err.reason}") from None
+
+
+def _score_into(args, completions, problems, wanted, counters, unit, think_format, waiting) -> int:
+    """Score what ``--out`` lacks, append it, print the summary (:func:`_score`'s second half)."""
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     with LockedOutput(args.out, on_wait=waiting) as out:
         lines, torn = _read_out(args.out)

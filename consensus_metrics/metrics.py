@@ -17,7 +17,7 @@ import math
 
 from . import sandbox
 from .answer import AnswerCheck, ThinkFormat
-from .budget import DEFAULT_BUDGET_S, BudgetExceeded, Deadline
+from .budget import DEFAULT_BUDGET_S, BudgetExceeded, Deadline, check_budget
 from .matching import match_nodes_ex
 from .nodes import coerce_nodes
 from .tokens import TokenCounter
@@ -39,8 +39,9 @@ def score_trajectory(text: str, nodes, answer: str, tokenizer=None, budget_s: fl
         answer: the gold final answer (LaTeX or plain).
         tokenizer: HF tokenizer, or a name/path loadable offline; ``None`` counts regex
             pre-tokens (``tpn_unit`` says which).
-        budget_s: hard wall-clock budget for this call (``None``: unlimited). When it runs out
-            the undecided parts count as not achieved and ``timed_out`` is True.
+        budget_s: hard wall-clock budget for this call (``None``: unlimited; else a finite
+            number > 0, or ``ValueError``). When it runs out the undecided parts count as not
+            achieved and ``timed_out`` is True.
         symbolic: allow the bounded symbolic fallback in node matching.
         think_format: where the final answer is (:class:`~consensus_metrics.answer.ThinkFormat`
             or its setting string); default: after the last ``</think>`` or Sky-T1's
@@ -59,6 +60,7 @@ def score_trajectory(text: str, nodes, answer: str, tokenizer=None, budget_s: fl
     """
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}")
+    budget_s = check_budget(budget_s)  # -1, NaN or 0 would mean "no time" or "no limit", silently
     nodes = coerce_nodes(nodes)
     sandbox.warmup()  # one-time worker start-up (after a kill too) is not charged to the budget
     counter = counter or TokenCounter(tokenizer)  # neither is loading a tokenizer by name (cached)

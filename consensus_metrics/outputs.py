@@ -39,6 +39,17 @@ class OutputPathError(ValueError):
     """An output path that cannot be used; the message is one line naming the flag and path."""
 
 
+class OutputWriteError(OSError):
+    """A write into an output that failed after the checks (a full disk, a folder that refuses
+    a rewrite's temporary file): ``reason`` is the system's word for it, plus the file where it
+    is another than the output, for the command's one line (``--out X: cannot write: REASON``)."""
+
+    def __init__(self, err: OSError, path: str | os.PathLike):
+        where = f": {err.filename}" if err.filename and os.fspath(err.filename) != os.fspath(path) else ""
+        self.reason = f"{err.strerror or err}{where}"
+        super().__init__(err.errno, f"{path}: cannot write: {self.reason}")
+
+
 def _real(path: str | os.PathLike) -> str:
     return os.path.realpath(os.path.abspath(os.path.expanduser(os.fspath(path))))
 
@@ -154,7 +165,16 @@ class LockedOutput:
             self.fd = None
 
     def rewrite(self, lines: Iterable[str]) -> None:
-        """Replace the file's content by ``lines`` (each without its newline), atomically."""
+        """Replace the file's content by ``lines`` (each without its newline), atomically; an
+        :class:`OutputWriteError` leaves the file as it was."""
+        try:
+            self._rewrite(lines)
+        except OutputWriteError:
+            raise
+        except OSError as err:
+            raise OutputWriteError(err, self.path) from None
+
+    def _rewrite(self, lines: Iterable[str]) -> None:
         handle, temporary = tempfile.mkstemp(prefix=f".{self.path.name}.", dir=self.path.parent)
         try:
             fcntl.flock(handle, fcntl.LOCK_EX)  # nobody else knows the new file yet: immediate
@@ -179,5 +199,8 @@ class LockedOutput:
         """Add one line (without its newline) at the end of the file."""
         data = (line + "\n").encode("utf-8")
         written = 0
-        while written < len(data):
-            written += os.write(self.fd, data[written:])
+        try:
+            while written < len(data):
+                written += os.write(self.fd, data[written:])
+        except OSError as err:  # a full disk: at most a torn last line, which a resume drops
+            raise OutputWriteError(err, self.path) from None

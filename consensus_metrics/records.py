@@ -16,7 +16,11 @@ from __future__ import annotations
 
 import json
 import math
+import numbers
+import os
 import re
+import stat
+import sys
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -30,6 +34,77 @@ _SURROGATE_IN_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _ESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|.)")
 #: Fields every problem record needs, with the type a reader may rely on.
 PROBLEM_FIELDS = {"id": str, "problem": str, "answer": str, "nodes": list}
+
+
+class InputFileError(ValueError):
+    """An input path that is no regular file (a folder, a FIFO, a device such as ``/dev/zero``):
+    the message is one line naming it. Such a path is never read: a FIFO would block forever,
+    a device would be read until memory runs out."""
+
+
+def open_regular(path: str | os.PathLike, flag: str | None = None, **text_options):
+    """``open(path, **text_options)`` for a regular file; :class:`InputFileError` for anything else
+    (found without blocking: a FIFO is opened non-blocking, then checked), ``FileNotFoundError``
+    / ``PermissionError`` as ``open`` raises them. ``flag`` names the path in the message.
+
+    >>> open_regular("/dev/zero", "--source")
+    Traceback (most recent call last):
+    consensus_metrics.records.InputFileError: --source /dev/zero: not a regular file (a device, FIFO or socket is never read)
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        mode = os.fstat(fd).st_mode
+        shown = f"{flag} {os.fspath(path)}" if flag else os.fspath(path)
+        if stat.S_ISDIR(mode):
+            raise InputFileError(f"{shown}: is a folder, not a file")
+        if not stat.S_ISREG(mode):
+            raise InputFileError(f"{shown}: not a regular file (a device, FIFO or socket is never read)")
+        return os.fdopen(fd, "rb" if not text_options else "r", **text_options)
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def check_input_file(path: str | os.PathLike, flag: str | None = None) -> Path:
+    """``path`` if it is a regular file that can be opened, else :class:`InputFileError` with one
+    line naming ``flag`` and the path (no such file, a folder, a FIFO or device, unreadable).
+
+    >>> check_input_file("/nonexistent.jsonl", "--data")
+    Traceback (most recent call last):
+    consensus_metrics.records.InputFileError: --data /nonexistent.jsonl: no such file
+    """
+    shown = f"{flag} {os.fspath(path)}" if flag else os.fspath(path)
+    try:
+        open_regular(path, flag).close()
+    except FileNotFoundError:
+        raise InputFileError(f"{shown}: no such file") from None
+    except OSError as err:
+        raise InputFileError(f"{shown}: cannot read it ({err.strerror or err})") from None
+    return Path(path)
+
+
+def loads(text: str):
+    """``json.loads`` for untrusted text: JSON nested too deeply for Python's recursion (a line of
+    100,000 ``[``) or holding an integer longer than Python converts (``sys.get_int_max_str_digits``,
+    4300 digits; its ``ValueError`` would advise raising the limit) is a
+    :class:`json.JSONDecodeError` like any other text that is not JSON.
+
+    >>> loads("[" * 100_000)
+    Traceback (most recent call last):
+    json.decoder.JSONDecodeError: nested too deeply: line 1 column 1 (char 0)
+    >>> loads("[" + "7" * 5000 + "]")
+    Traceback (most recent call last):
+    json.decoder.JSONDecodeError: a number of more than 4300 digits: line 1 column 1 (char 0)
+    """
+    doc = text if isinstance(text, str) else ""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise json.JSONDecodeError("nested too deeply", doc, 0) from None
+    except json.JSONDecodeError:
+        raise
+    except ValueError:  # the only other one json raises: an integer past the conversion limit
+        raise json.JSONDecodeError(f"a number of more than {sys.get_int_max_str_digits()} digits", doc, 0) from None
 
 
 class LineError(ValueError):
@@ -75,12 +150,15 @@ def jsonl_values(path: str | Path, encoding_errors: str = "replace",
     * Bytes that are not UTF-8: ``encoding_errors="replace"`` reads them as U+FFFD (and tells
       ``on_bad_bytes(line number)``); ``"strict"`` makes the line a :class:`LineError`.
     * A lone surrogate (``"\\ud800"``: valid JSON, but no Unicode text, so it could never be
-      written out again) makes the line a :class:`LineError` in both modes; so does JSON nested
-      deeper than the decoder's recursion limit.
+      written out again) makes the line a :class:`LineError` in both modes.
+    * JSON nested too deeply to read is a bad line (:func:`loads`); a path that is no regular
+      file (a folder, FIFO or device) is never read: :class:`InputFileError`.
     """
     if encoding_errors not in ("replace", "strict"):
         raise ValueError(f"encoding_errors must be 'replace' or 'strict', got {encoding_errors!r}")
-    with open(path, encoding="utf-8-sig", errors="surrogateescape") as handle:
+    with open_regular(path, encoding="utf-8-sig", errors="surrogateescape") as handle:
+        # a text file's lines end at "\n" (and "\r", which JSON text never holds unescaped),
+        # not at U+2028 and the like: rows written with ensure_ascii=False may hold those
         for lineno, line in enumerate(handle, start=1):
             if not line.strip():
                 continue
@@ -93,7 +171,7 @@ def jsonl_values(path: str | Path, encoding_errors: str = "replace",
                 if on_bad_bytes is not None:
                     on_bad_bytes(lineno)
             try:
-                value = json.loads(line)
+                value = loads(line)
             except json.JSONDecodeError as err:
                 yield lineno, None, err
                 continue
@@ -142,18 +220,23 @@ def iter_jsonl(path: str | Path, on_error: Callable[[str], None] | None = None,
         on_error(message)
 
 
-def check_answer_field(value: Any, where: str) -> str:
-    """A gold answer as a string: a non-empty string, or a finite number (``18``, ``0.5``);
-    anything else (NaN, infinity, ``true``, ``""``, null) raises ``ValueError`` naming ``where``.
+def check_answer_field(value: Any, where: str, field: str = "answer") -> str:
+    """A gold answer as a string: a non-empty string, or a finite number (``18``, ``0.5``, a NumPy
+    number from a parquet column); anything else (NaN, infinity, ``true``, ``""``, null) raises
+    ``ValueError`` naming ``where`` and ``field``. The one rule of every reader of gold answers:
+    the lm-eval tasks, the ``score`` command, the training split, the TRL rewards and verl.
 
     >>> check_answer_field(18, "f:1"), check_answer_field(" 1/2 ", "f:1")
     ('18', ' 1/2 ')
+    >>> check_answer_field(float("nan"), "row 0", "ground_truth")
+    Traceback (most recent call last):
+    ValueError: row 0: field 'ground_truth' must be a non-empty string or a finite number, got nan
     """
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+    if isinstance(value, numbers.Real) and type(value).__name__ not in ("bool", "bool_") and math.isfinite(value):
         return str(value)
     if isinstance(value, str) and value.strip():
         return value
-    raise ValueError(f"{where}: field 'answer' must be a non-empty string or a finite number, got {value!r:.80}")
+    raise ValueError(f"{where}: field {field!r} must be a non-empty string or a finite number, got {value!r:.80}")
 
 
 def check_problem(row: dict[str, Any], where: str) -> dict[str, Any]:

@@ -43,6 +43,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from consensus_metrics.outputs import OutputPathError, check_output_file
+from consensus_metrics.records import InputFileError, check_input_file
 from node_builder import BUILDER_VERSION
 from node_builder.generate import Generation, GenerationConfig
 from node_builder.gold_check import answers_of
@@ -64,9 +65,15 @@ class InputError(Exception):
     """Input or settings the build cannot use (nothing was done)."""
 
 
+#: Source kinds whose PATH may be a folder (of run files, parquet files, the MathArena layout).
+FOLDER_KINDS = frozenset({"aime25", "runs", "dapo"})
+
+
 def check_sources(specs: list[str]) -> None:
-    """Every ``KIND:PATH`` well-formed and present, and every run source's field map naming
-    fields its files have, else :class:`InputError`."""
+    """Every ``KIND:PATH`` well-formed and present, a regular file (or a folder, for the kinds of
+    :data:`FOLDER_KINDS`), and every run source's field map naming fields its files have, else
+    :class:`InputError`. A FIFO or a device is never opened for reading: it could block forever
+    or never end."""
     for spec in specs:
         try:
             kind, path = parse_source_spec(spec)
@@ -74,6 +81,12 @@ def check_sources(specs: list[str]) -> None:
             raise InputError(str(err)) from None
         if not Path(path).exists():
             raise InputError(f"--source {spec}: {path} does not exist")
+        if kind.split(".", 1)[0] in FOLDER_KINDS and Path(path).is_dir():
+            continue
+        try:
+            check_input_file(path)
+        except InputFileError as err:
+            raise InputError(f"--source {kind}:{err}") from None
     for spec in specs:
         kind, path = parse_source_spec(spec)
         run_map = run_map_of(kind)
@@ -287,8 +300,10 @@ def build_file(benchmark: str, sources: list[str], out: Path, workdir: Path, con
     stage = Generation(generation, work.samples) if generation else None
     bar = tqdm(total=len(problems), initial=len(problems) - len(todo), desc=benchmark,
                unit="problem", disable=quiet, file=sys.stderr)
-    build_problems(todo, work, done, config, stage, bar, workers)
-    bar.close()
+    try:
+        build_problems(todo, work, done, config, stage, bar, workers)
+    finally:  # also on Ctrl-C: the bar ends its line before the command's last word
+        bar.close()
     if stage is not None:  # problems built in an earlier run: their samples join the background too
         stage.attach_kept(problems, skip={p.id for p in todo})
     entries = [done[p.id] for p in problems if "record" in done.get(p.id, {})]

@@ -28,9 +28,15 @@ This module only parses the command line into typed settings (:class:`~node_buil
 Bad input (malformed lines, bytes that are not UTF-8, missing answers, unusable problems) is
 reported with file:line or problem id, skipped, counted in the summary, and the run goes on; exit
 status 0 unless ``--strict``. Exit status 2 with one line, before any work and without leaving a
-file behind: a missing or malformed ``--source``, a source with no usable problem, an ``--out``
-that is a folder, an input (a source, a file of the work dir) or cannot be written, a work dir
-of other inputs, an out-of-range setting.
+file behind: a missing or malformed ``--source``, one that is no regular file (a folder, except
+for the kinds that read one: ``aime25``, ``runs``, ``dapo``; a FIFO or device is never read), a
+source with no usable problem, an ``--out`` that is a folder, an input (a source, a file of the
+work dir) or cannot be written, a work dir of other inputs or with a corrupt line, an
+out-of-range setting, a ``--map`` that is not ``FIELD=NAME`` of a known field, an
+``--engine-arg`` that is not ``KEY=VALUE``. A disk that fills up during the build is one line
+and exit status 2 too (the work dir keeps what was built); Ctrl-C ends with one line and exit
+status 130, and the same command goes on. ``stats`` on a missing file or a bad line: one line
+naming the file and line, exit status 2.
 """
 
 from __future__ import annotations
@@ -42,6 +48,7 @@ import time
 from pathlib import Path
 
 from consensus_metrics.argtypes import fraction, nonnegative_float, positive_int
+from consensus_metrics.records import loads
 from node_builder.backends import BACKENDS, SamplingConfig
 from node_builder.build import InputError, build_file, check_out, check_sources, default_workers
 from node_builder.generate import GenerationConfig
@@ -49,7 +56,7 @@ from node_builder.pipeline import BuildConfig
 from node_builder.consensus import ConsensusRule
 from node_builder.refine import RefineConfig
 from node_builder.shipped import SHIPPED, shipped_path, shipped_sources
-from node_builder.workdir import WorkdirMismatch
+from node_builder.workdir import WorkdirCorrupt, WorkdirMismatch
 
 RAW_LAYOUT_DOC = "node_builder/README.md, 'Raw sources'"
 
@@ -88,12 +95,36 @@ def engine_args(pairs: list[str]) -> dict:
     for pair in pairs:
         key, sep, raw = pair.partition("=")
         if not sep or not key:
-            raise SystemExit(f"--engine-arg {pair!r}: expected KEY=VALUE")
+            raise InputError(f"--engine-arg {pair!r}: expected KEY=VALUE")
         try:
-            out[key] = json.loads(raw)
+            out[key] = loads(raw)
         except json.JSONDecodeError:
             out[key] = raw
     return out
+
+
+def key_value(text: str) -> str:
+    """argparse type of ``--engine-arg``: ``KEY=VALUE`` (exit status 2 with one line otherwise)."""
+    key, sep, _ = text.partition("=")
+    if not sep or not key.strip():
+        raise argparse.ArgumentTypeError(f"must be KEY=VALUE, got {text!r}")
+    return text
+
+
+def field_pair(text: str) -> tuple[str, str]:
+    """argparse type of ``--map``: ``FIELD=NAME`` with FIELD one of the ``jsonl`` importer's fields.
+
+    >>> field_pair("id=idx")
+    ('id', 'idx')
+    """
+    from node_builder.importers.jsonl_dump import DEFAULT_FIELDS
+
+    field, sep, name = text.partition("=")
+    if not sep or not field or not name:
+        raise argparse.ArgumentTypeError(f"must be FIELD=NAME, got {text!r}")
+    if field not in DEFAULT_FIELDS:
+        raise argparse.ArgumentTypeError(f"unknown field {field!r} in {text!r} (one of {', '.join(DEFAULT_FIELDS)})")
+    return field, name
 
 
 def _config_from_args(args) -> BuildConfig:
@@ -109,7 +140,7 @@ def cmd_build(args) -> int:
         raise InputError(f"--backend {args.backend} needs --model")
     if args.samples_only and not args.backend:
         raise InputError("--samples-only drops the imported solutions of a sampling build: it needs --backend")
-    fields = dict(kv.split("=", 1) for kv in args.map) if args.map else None
+    fields = dict(args.map) if args.map else None
     workdir = Path(args.workdir or f"runs/node_builder/{args.benchmark}")
     summary = build_file(args.benchmark, args.source, Path(args.out), workdir, _config_from_args(args),
                          _generation_from_args(args), limit=args.limit, fields=fields, quiet=args.quiet,
@@ -150,11 +181,18 @@ def cmd_stats(args) -> int:
 
     if args.card:
         try:
-            write_section(args.card, STATS_START, STATS_END, statistics_section(args.data))
+            section = statistics_section(args.data)
+        except ValueError as exc:
+            raise InputError(str(exc)) from None
+        try:
+            write_section(args.card, STATS_START, STATS_END, section)
         except (OSError, ValueError) as exc:
             raise InputError(f"--card {args.card}: {exc}") from None
         return 0
-    report = {Path(p).name: file_stats(p) for p in args.data}
+    try:
+        report = {Path(p).name: file_stats(p) for p in args.data}
+    except ValueError as exc:  # a missing file, a bad line: named with its file (and line)
+        raise InputError(str(exc)) from None
     print(json.dumps(report, indent=2))
     return 0
 
@@ -187,7 +225,7 @@ def make_parser() -> argparse.ArgumentParser:
     b.add_argument("--out", required=True, help="output JSONL (written atomically at the end)")
     b.add_argument("--workdir", help="resumable work dir (default runs/node_builder/BENCHMARK)")
     b.add_argument("--limit", type=positive_int, help="only the first N problems (N >= 1)")
-    b.add_argument("--map", action="append", metavar="FIELD=NAME",
+    b.add_argument("--map", action="append", metavar="FIELD=NAME", type=field_pair,
                    help="jsonl importer field names, e.g. --map id=idx --map trajectories=code")
     g = b.add_argument_group("generation (stage 1)")
     g.add_argument("--backend", choices=BACKENDS, help="sample trajectories with this backend")
@@ -205,7 +243,7 @@ def make_parser() -> argparse.ArgumentParser:
     g.add_argument("--max-concurrency", type=positive_int, default=8, help="openai: parallel requests")
     g.add_argument("--tensor-parallel-size", type=positive_int, default=1, help="vllm: GPUs per model")
     g.add_argument("--distributed-executor-backend", choices=("mp", "ray"), help="vllm: e.g. ray")
-    g.add_argument("--engine-arg", action="append", metavar="KEY=VALUE",
+    g.add_argument("--engine-arg", action="append", metavar="KEY=VALUE", type=key_value,
                    help="vllm: any vllm.LLM argument, e.g. data_parallel_size=4 (repeatable)")
     g.add_argument("--dtype", default="bfloat16", help="hf: torch dtype")
     g.add_argument("--device", default="cpu", help="hf: torch device")
@@ -237,6 +275,14 @@ def main(argv: list[str] | None = None) -> int:
     args = make_parser().parse_args(argv)
     try:
         return args.func(args)
-    except (InputError, WorkdirMismatch) as err:
+    except (InputError, WorkdirMismatch, WorkdirCorrupt) as err:
         print(f"python -m node_builder: error: {err}", file=sys.stderr)
         return 2
+    except OSError as err:  # a full disk while the work dir or --out is written: what was logged stays
+        where = f" {err.filename}" if err.filename else ""
+        print(f"python -m node_builder: error: cannot write{where}: {err.strerror or err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("python -m node_builder: interrupted: the work dir keeps every problem built so far; "
+              "run the same command again to go on", file=sys.stderr)
+        return 130

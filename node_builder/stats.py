@@ -23,7 +23,7 @@ number (``-3/4``, ``2.5``, ``1,000``).
 Example:
     >>> import json, tempfile, os
     >>> p = os.path.join(tempfile.mkdtemp(), "d.jsonl")
-    >>> rec = {"problem": "5 + 7 - 3?", "answer": "9", "solution": "5+7=12, 12-3=9",
+    >>> rec = {"id": "p1", "problem": "5 + 7 - 3?", "answer": "9", "solution": "5+7=12, 12-3=9",
     ...        "nodes": [{"id": "n1", "text": "12", "kind": "value", "forms": ["12"], "value": "12",
     ...                   "support": 1.0, "position": 0.3}],
     ...        "provenance": {"sources": ["reference"], "voices": ["reference"], "correct": 1}}
@@ -40,6 +40,8 @@ import statistics
 from collections import Counter
 from fractions import Fraction
 
+from consensus_metrics.nodes import coerce_nodes
+from consensus_metrics.records import InputFileError, check_input_file, check_problem, iter_jsonl
 from node_builder.importers.text_cleanup import strip_calculator_annotations
 from node_builder.matcher import covered, number_of, numbers_in
 from node_builder.number_words import number_words
@@ -66,13 +68,38 @@ def _covered_ids(text: str, nodes: list[dict]) -> set[str]:
     return set(covered(text, nodes)) if text and nodes else set()
 
 
+def read_data_file(path: str) -> list[dict]:
+    """The records of a data file, each checked for what the statistics read: the docs/SPEC.md §2
+    fields (``consensus_metrics.records.check_problem``: id, problem, answer, nodes) and a
+    ``provenance`` object; anything else is a ``ValueError`` naming ``file:line`` (a missing file,
+    or one that is no regular file: the path). Nodes come back complete (every field the
+    schema gives a default), as the node schema reads them."""
+    try:
+        check_input_file(path)
+    except InputFileError as err:
+        raise ValueError(str(err)) from None
+    records = []
+    for lineno, row in iter_jsonl(path):
+        where = f"{path}:{lineno}"
+        check_problem(dict(row), where)
+        provenance = row.get("provenance", {})
+        if not isinstance(provenance, dict):
+            raise ValueError(f"{where}: field 'provenance' must be an object, got {provenance!r:.80}")
+        for key, kind in (("sources", list), ("voices", list), ("correct", (int, float)),
+                          ("rejected_references", (int, float))):
+            if key in provenance and not isinstance(provenance[key], kind):
+                raise ValueError(f"{where}: field 'provenance.{key}' has the wrong type: {provenance[key]!r:.80}")
+        nodes = [dict(node.to_json(), id=node.id) for node in coerce_nodes(row["nodes"])]
+        records.append({**row, "nodes": nodes})
+    return records
+
+
 def file_stats(path: str) -> dict:
     """Every figure of the data card for one data file (the keys :func:`statistics_section` reads).
 
     One pass over the records that fills all counters at once (longer than 60 lines for that
     reason: each counter is a line or two, and a pass per figure would read the file ten times)."""
-    with open(path, encoding="utf-8") as handle:
-        records = [json.loads(line) for line in handle if line.strip()]
+    records = read_data_file(path)
     ks = [len(r["nodes"]) for r in records]
     kinds, sources = Counter(), Counter()
     value_nodes = eq_answer = in_problem = self_matched = checkable = standalone = 0

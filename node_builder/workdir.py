@@ -31,11 +31,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-from consensus_metrics.records import describe_line_error, jsonl_values
+from consensus_metrics.records import LineError, describe_line_error, jsonl_values, loads
 
 
 class WorkdirMismatch(RuntimeError):
     """The work dir belongs to a build with other settings."""
+
+
+class WorkdirCorrupt(RuntimeError):
+    """A work-dir file that cannot be read (a line or config edited or damaged by hand)."""
 
 
 class JsonlLog:
@@ -60,7 +64,7 @@ class JsonlLog:
             last_start = data.rfind(b"\n", 0, max(len(data) - 1, 0)) + 1
             try:
                 if data[last_start:].strip():
-                    json.loads(data[last_start:])
+                    loads(data[last_start:].decode("utf-8", "replace"))
             except json.JSONDecodeError:
                 good = last_start
         if good != len(data):
@@ -75,9 +79,11 @@ class JsonlLog:
         if not os.path.exists(self.path):
             return entries
         for lineno, entry, err in jsonl_values(self.path, encoding_errors="strict"):
+            if err is None and not (isinstance(entry, dict) and isinstance(entry.get("id"), str)):
+                err = LineError("not a work-dir entry (an object with an 'id')", lineno, 1)
             if err is not None:
-                raise RuntimeError(f"{self.path}:{lineno}: corrupt work-dir line ({describe_line_error(err)}); "
-                                   "delete the work dir to start over") from err
+                raise WorkdirCorrupt(f"{self.path}:{lineno}: corrupt work-dir line ({describe_line_error(err)}); "
+                                     "delete the work dir to start over") from None
             entries[entry["id"]] = entry
         return entries
 
@@ -113,8 +119,13 @@ class Workdir:
         wanted = json.loads(json.dumps({"inputs": inputs, "build": build or {}}))
         records_path = self.root / "records.jsonl"
         if config_path.exists():
-            found = json.loads(config_path.read_text(encoding="utf-8"))
-            found_inputs = found.get("inputs", found)
+            try:
+                found = loads(config_path.read_text(encoding="utf-8"))
+            except ValueError:  # not JSON, not UTF-8
+                found = None
+            found_inputs = found.get("inputs", found) if isinstance(found, dict) else None
+            if not isinstance(found_inputs, dict):
+                raise WorkdirCorrupt(f"{config_path}: corrupt work-dir settings; delete the work dir to start over")
             if found_inputs != wanted["inputs"]:
                 diff = sorted(k for k in set(found_inputs) | set(wanted["inputs"])
                               if found_inputs.get(k) != wanted["inputs"].get(k))

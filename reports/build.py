@@ -399,8 +399,11 @@ def build_report(specs: list[str], out_dir: str | os.PathLike,
     out = Path(out_dir)
     check_out_dir(out, specs)
     runs = load_runs(specs)
-    with _staged(out) as staging:
-        written = _build_into(staging, runs, specs, options)
+    try:
+        with _staged(out) as staging:
+            written = _build_into(staging, runs, specs, options)
+    except OSError as err:  # a full disk: the staging folder is gone, the old report kept
+        raise ReportInputError(f"--out {out}: cannot write: {err.strerror or err}") from None
     return {name: out / path.relative_to(staging) for name, path in written.items()}
 
 

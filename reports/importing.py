@@ -19,6 +19,13 @@ Input: JSONL, one problem per line, ``{"id": ..., "completion": "..."}`` or ``{"
 ids of ``--data`` (a docs/SPEC.md §2 file, e.g. a leave-one-model-out node file). Other fields are kept
 in the doc under ``import``.
 
+Bad input: a bad line of the trajectories file (not a JSON object, no id or completions, a
+problem given again) is reported as ``FILE:LINE: reason; skipped``. One line and exit status 2,
+before any scoring: a missing input or one that is no regular file, a ``--data`` line that is
+not a problem record, ids that are not in ``--data``, an ``--out`` that is a file or cannot be
+written, a ``--budget`` that is not a finite number > 0; and a disk that fills up while the run is
+written (no partial file is left).
+
 Idempotent: the results file records a fingerprint of the inputs and settings (SHA-256 of the
 trajectories and node files, tokenizer, think format); importing the same thing into the same
 folder again is skipped, so a rerun of ``make demo`` costs nothing, and importing the same
@@ -44,8 +51,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from consensus_metrics.argtypes import positive_float
+from consensus_metrics.budget import check_budget
 from consensus_metrics.metrics import mean_stderr
-from consensus_metrics.records import iter_jsonl, read_problem_file
+from consensus_metrics.outputs import OutputPathError, check_output_folder
+from consensus_metrics.records import InputFileError, check_input_file, iter_jsonl, loads, read_problem_file
 
 from .loading import ReportInputError
 
@@ -59,10 +69,11 @@ _SAFE = re.compile(r"[^A-Za-z0-9._@+-]+")
 def sanitize(name: str) -> str:
     """A folder name for a model name (lm-eval style: unsafe characters become ``__``).
 
-    >>> sanitize("Qwen/Qwen2.5-14B-Instruct")
-    'Qwen__Qwen2.5-14B-Instruct'
+    >>> sanitize("Qwen/Qwen2.5-14B-Instruct"), sanitize(".."), sanitize("../x")
+    ('Qwen__Qwen2.5-14B-Instruct', 'model', '..__x')
     """
-    return _SAFE.sub("__", name).strip("_") or "model"
+    name = _SAFE.sub("__", name).strip("_")
+    return "model" if name.strip(".") == "" else name  # "." or ".." would name --out or its parent
 
 
 def file_sha256(path: Path) -> str:
@@ -73,28 +84,44 @@ def file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def read_trajectories(path: Path) -> list[dict[str, Any]]:
-    """``[{"id", "texts": [...], "extra": {...}}]`` from the input JSONL; errors name file:line."""
-    rows, seen = [], {}
-    for lineno, row in iter_jsonl(path):
+def _report(message: str) -> None:
+    print(message, file=sys.stderr)
+
+
+def read_trajectories(path: Path, on_bad_line=_report) -> list[dict[str, Any]]:
+    """``[{"id", "texts": [...], "extra": {...}}]`` from the input JSONL. A bad line (not a JSON
+    object, no id, no completions, a problem given again) is reported as ``FILE:LINE: reason;
+    skipped`` through ``on_bad_line`` and skipped; no usable line at all is an error naming the
+    first bad one."""
+    rows, seen, bad = [], {}, []
+
+    def skip(message: str) -> None:
+        bad.append(message)
+        on_bad_line(message + "; skipped")
+
+    for lineno, row in iter_jsonl(path, on_error=skip):
         pid = row.get("id")
         if not isinstance(pid, (str, int)) or isinstance(pid, bool):
-            raise ReportInputError(f"{path}:{lineno}: no problem 'id'")
+            skip(f"{path}:{lineno}: no problem 'id'")
+            continue
         if "completions" in row:
             texts = row["completions"]
         elif "completion" in row:
             texts = [row["completion"]]
         else:
-            raise ReportInputError(f"{path}:{lineno}: no 'completion' (a string) or 'completions' (a list)")
+            skip(f"{path}:{lineno}: no 'completion' (a string) or 'completions' (a list)")
+            continue
         if not isinstance(texts, list) or not texts or not all(isinstance(t, str) for t in texts):
-            raise ReportInputError(f"{path}:{lineno}: the completions of {pid!r} must be strings")
+            skip(f"{path}:{lineno}: the completions of {pid!r} must be strings")
+            continue
         if str(pid) in seen:
-            raise ReportInputError(f"{path}:{lineno}: problem {pid!r} is already given on line {seen[str(pid)]}")
+            skip(f"{path}:{lineno}: problem {pid!r} is already given on line {seen[str(pid)]}")
+            continue
         seen[str(pid)] = lineno
         extra = {k: v for k, v in row.items() if k not in ("id", "completion", "completions")}
         rows.append({"id": str(pid), "texts": texts, "extra": extra})
     if not rows:
-        raise ReportInputError(f"{path}: no trajectories")
+        raise ReportInputError(f"{path}: no usable trajectories" + (f" (the first bad line: {bad[0]})" if bad else ""))
     return rows
 
 
@@ -139,8 +166,8 @@ def _imports(folder: Path) -> list[tuple[Path, dict]]:
     found = []
     for path in sorted(folder.glob("results_*.json")):
         try:
-            record = json.loads(path.read_text(encoding="utf-8")).get(IMPORT_KEY)
-        except (OSError, ValueError):
+            record = loads(path.read_text(encoding="utf-8")).get(IMPORT_KEY)
+        except (OSError, ValueError, AttributeError):  # not ours: unreadable, not JSON, no object
             continue
         if isinstance(record, dict):
             found.append((path, record))
@@ -183,7 +210,15 @@ def import_run(trajectories: str | os.PathLike, data: str | os.PathLike, model: 
     """
     from lm_eval_tasks.consensusbench import utils
 
+    budget_s = check_budget(budget_s, "--budget")  # recorded as used: a finite number > 0
+    if budget_s is None:
+        raise ValueError("--budget must be a finite number > 0, got None")
     trajectories, data = Path(trajectories), Path(data)
+    folder = Path(out) / sanitize(model)
+    try:  # before reading anything: an --out that is a file or cannot be written
+        check_output_folder(folder, flag="--out")
+    except OutputPathError as err:
+        raise ReportInputError(str(err).replace(f"--out {folder}", f"--out {out}", 1)) from None
     problems, rows, benchmark, repeats = _read_inputs(trajectories, data, benchmark)
     tokenizer_name = tokenizer or ""
     fmt = utils.resolve_think_format({"think_format": think_format, "think_prefilled": think_prefilled},
@@ -191,8 +226,10 @@ def import_run(trajectories: str | os.PathLike, data: str | os.PathLike, model: 
     fingerprint = hashlib.sha256(json.dumps(
         [file_sha256(trajectories), file_sha256(data), tokenizer_name, fmt, benchmark, model, budget_s],
         sort_keys=True).encode()).hexdigest()
-    folder = Path(out) / sanitize(model)
-    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise ReportInputError(f"--out {out}: cannot write: {err.strerror or err}") from None
     done = _existing(folder, fingerprint)
     if done is not None:
         return done, False
@@ -203,7 +240,10 @@ def import_run(trajectories: str | os.PathLike, data: str | os.PathLike, model: 
     per_doc = _score_all([(doc, row["texts"]) for doc, row in zip(docs, rows)], workers,
                          f"scoring {model}" if progress else None)
     meta = {"fingerprint": fingerprint, "source": source, "generation": generation, "model": model}
-    return _write_run(folder, trajectories, data, benchmark, repeats, docs, rows, per_doc, settings, meta), True
+    try:
+        return _write_run(folder, trajectories, data, benchmark, repeats, docs, rows, per_doc, settings, meta), True
+    except OSError as err:  # a full disk: no partial file is left (_write), the scores are lost
+        raise ReportInputError(f"--out {out}: cannot write: {err.strerror or err}") from None
 
 
 def _read_inputs(trajectories: Path, data: Path, benchmark: str | None) -> tuple[dict, list[dict], str, int]:
@@ -211,8 +251,10 @@ def _read_inputs(trajectories: Path, data: Path, benchmark: str | None) -> tuple
     both files exist, every row's id is a problem of ``data``, one benchmark, the same number of
     completions per problem; else :class:`ReportInputError`."""
     for flag, path in (("trajectories", trajectories), ("--data", data)):
-        if not path.is_file():
-            raise ReportInputError(f"{flag} {path}: no such file")
+        try:
+            check_input_file(path, flag)
+        except InputFileError as err:
+            raise ReportInputError(str(err)) from None
     try:
         problems = {row["id"]: row for row in read_problem_file(data)}
     except ValueError as err:
@@ -240,6 +282,13 @@ def _doc(problem: dict, row: dict, settings: dict) -> dict:
     return doc
 
 
+def _ignore_ctrl_c() -> None:
+    """Pool workers leave Ctrl-C to the parent (which stops the pool and says so in one line)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _score_all(items: list[tuple[dict, list[str]]], workers: int, progress: str | None) -> list[dict]:
     """``process_results`` of every ``(doc, completions)``, in order; ``workers`` > 1 spawns a
     pool; ``progress``: the progress bar's label (no bar when None)."""
@@ -249,19 +298,21 @@ def _score_all(items: list[tuple[dict, list[str]]], workers: int, progress: str 
 
         bar = tqdm(total=len(items), desc=progress, unit=" problems")
     per_doc: list[dict] = []
-    if workers and workers > 1:
-        with mp.get_context("spawn").Pool(workers) as pool:
-            for result in pool.imap(_score_doc, items, chunksize=4):
-                per_doc.append(result)
+    try:
+        if workers and workers > 1:
+            with mp.get_context("spawn").Pool(workers, initializer=_ignore_ctrl_c) as pool:
+                for result in pool.imap(_score_doc, items, chunksize=4):
+                    per_doc.append(result)
+                    if bar:
+                        bar.update(1)
+        else:
+            for item in items:
+                per_doc.append(_score_doc(item))
                 if bar:
                     bar.update(1)
-    else:
-        for item in items:
-            per_doc.append(_score_doc(item))
-            if bar:
-                bar.update(1)
-    if bar:
-        bar.close()
+    finally:  # also on Ctrl-C: the bar ends its line before the command's own last word
+        if bar:
+            bar.close()
     return per_doc
 
 
@@ -279,10 +330,15 @@ def _write_run(folder: Path, trajectories: Path, data: Path, benchmark: str, rep
                 "resps": [row["texts"]], "filtered_resps": [row["texts"]], "filter": "none",
                 "metrics": sorted(scores), **scores}
         lines.append(json.dumps(line, ensure_ascii=False))
-    _write(folder / f"samples_{task}_{stamp}.jsonl", "\n".join(lines) + "\n")
+    samples_path = folder / f"samples_{task}_{stamp}.jsonl"
+    _write(samples_path, "\n".join(lines) + "\n")
     results_path = folder / f"results_{stamp}.json"
-    _write(results_path, json.dumps(_results(task, trajectories, data, repeats, rows, per_doc, settings, meta),
-                                     indent=1, ensure_ascii=False) + "\n")
+    try:
+        _write(results_path, json.dumps(_results(task, trajectories, data, repeats, rows, per_doc, settings, meta),
+                                         indent=1, ensure_ascii=False, allow_nan=False) + "\n")
+    except BaseException:
+        samples_path.unlink(missing_ok=True)  # a samples file without its results file is no run
+        raise
     return results_path
 
 
@@ -316,9 +372,15 @@ def _results(task: str, trajectories: Path, data: Path, repeats: int, rows: list
 
 
 def _write(path: Path, text: str) -> None:
+    """Write atomically (a temporary file beside ``path``, then ``os.replace``); a failed write
+    (a full disk) removes the temporary file and raises."""
     temporary = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    temporary.write_text(text, encoding="utf-8")
-    os.replace(temporary, path)
+    try:
+        temporary.write_text(text, encoding="utf-8")
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
 
 
 def add_parser(commands) -> None:
@@ -337,7 +399,8 @@ def add_parser(commands) -> None:
     sub.add_argument("--source", default="", help="where the trajectories come from (shown on the page)")
     sub.add_argument("--generation", default="", help="how they were generated (e.g. 'greedy, Qwen2.5-Math harness')")
     sub.add_argument("--workers", type=int, default=1, help="scoring processes (default 1)")
-    sub.add_argument("--budget", type=float, default=5.0, help="scoring seconds per generation (default 5)")
+    sub.add_argument("--budget", type=positive_float, default=5.0,
+                     help="scoring seconds per generation, > 0 (default 5)")
     sub.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
@@ -350,5 +413,8 @@ def run(args) -> int:
     except (ReportInputError, ValueError) as err:
         print(f"python -m reports import: error: {err}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("python -m reports import: interrupted: nothing was written", file=sys.stderr)
+        return 130
     print(f"{'wrote' if written else 'already imported:'} {path}")
     return 0

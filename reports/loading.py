@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
-from consensus_metrics.records import LineError, describe_line_error, jsonl_values
+from consensus_metrics.records import InputFileError, LineError, describe_line_error, jsonl_values, loads
 
 RESULTS_NAME = re.compile(
     r"^(?P<stem>.+)_(?P<ts>\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d+)?)\.json$")
@@ -143,7 +143,7 @@ def read_json(path: Path) -> Any:
     except UnicodeDecodeError as err:
         raise ReportInputError(f"{path}: not UTF-8 text ({err.reason})") from err
     try:
-        return json.loads(text)
+        return loads(text)
     except json.JSONDecodeError as err:
         raise ReportInputError(
             f"{path}: corrupt JSON at line {err.lineno} column {err.colno} ({err.msg})") from err
@@ -161,6 +161,8 @@ def iter_jsonl(path: Path) -> Iterator[tuple[int, dict]]:
             if not isinstance(row, dict):
                 raise ReportInputError(f"{path}:{lineno}: expected a JSON object, got {type(row).__name__}")
             yield lineno, row
+    except InputFileError as err:
+        raise ReportInputError(str(err)) from None
     except OSError as err:
         raise ReportInputError(f"{path}: cannot read ({err.strerror or err})") from err
 
@@ -200,6 +202,10 @@ def _check_metric(metric: str, value: Any, where: str) -> None:
             raise ReportInputError(f"{where} must be a number, got {value!r:.80}")
     elif metric in TEXT_METRICS and not isinstance(value, str):
         raise ReportInputError(f"{where} must be a string, got {value!r:.80}")
+    else:
+        return
+    if _is_number(value) and math.isinf(value):  # it would be shown as "inf": no score is infinite
+        raise ReportInputError(f"{where} must be a finite number, got {value!r:.80}")
 
 
 def split_metrics(entry: dict[str, Any], where: str = "results") -> tuple[dict[str, float], dict[str, str]]:

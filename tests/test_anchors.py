@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis_profiles import examples
 
-from consensus_metrics import match_nodes, matching
+from consensus_metrics import match_nodes, segment_plan
 from consensus_metrics.anchors import find_anchor, form_anchors, text_may_contain
 
 REPO = Path(__file__).resolve().parent.parent
@@ -24,12 +24,12 @@ QWEN = REPO / "tests" / "fixtures" / "metrics" / "qwen_math_sample.jsonl"
 
 def _without_anchors(text, nodes):
     with pytest.MonkeyPatch.context() as m:
-        m.setattr(matching, "form_anchors", lambda form: ())
-        matching._anchor_plan.cache_clear()
+        m.setattr(segment_plan, "form_anchors", lambda form: ())
+        segment_plan._anchor_plan.cache_clear()
         try:
             return match_nodes(text, nodes, budget_s=None, symbolic=False)
         finally:
-            matching._anchor_plan.cache_clear()
+            segment_plan._anchor_plan.cache_clear()
 
 
 def _same(text, nodes):
@@ -128,14 +128,14 @@ SEGMENT_PIECES = ["a", "x", "5", "24", "!", ".", "?", " ", "\t", "\n", "&", "=",
 def test_property_segment_around_finds_the_segments_that_segments_gives(text, data):
     """The matcher delimits only the sentences around anchor hits; they must be exactly the
     sentences the whole-text split gives, from any known segment start before the hit."""
-    starts = matching.segments(text)
+    starts = segment_plan.segments(text)
     ends = starts[1:] + [len(text)]
     for at, ch in enumerate(text):
         if ch.isspace() or (ch in ".?!" and text[at + 1:at + 2] in (" ", "\t")):
             continue  # inside a cut: no anchor starts there
         k = max(i for i, s in enumerate(starts) if s <= at)
         lo = data.draw(st.sampled_from([s for s in starts if s <= at]))
-        assert matching.segment_around(text, at, lo) == (starts[k], ends[k]), (at, lo)
+        assert segment_plan.segment_around(text, at, lo) == (starts[k], ends[k]), (at, lo)
 
 
 @pytest.mark.parametrize("text, forms", [

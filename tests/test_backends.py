@@ -66,8 +66,8 @@ def _cli(args, tmp_path):
 
 def _check_generated_build(tmp_path, run, label):
     assert run.returncode == 0, run.stderr[-3000:]
-    records = [json.loads(x) for x in (tmp_path / "out.jsonl").read_text().splitlines()]
-    samples = [json.loads(x) for x in (tmp_path / "w" / "samples.jsonl").read_text().splitlines()]
+    records = [json.loads(x) for x in (tmp_path / "out.jsonl").read_bytes().splitlines()]
+    samples = [json.loads(x) for x in (tmp_path / "w" / "samples.jsonl").read_bytes().splitlines()]
     assert [s["id"] for s in samples] == ["gsm8k/test/0", "gsm8k/test/1"]
     assert all(len(s["samples"]) == 2 and s["backend"].startswith(label) for s in samples)
     for record in records:

@@ -42,13 +42,13 @@ def test_subset_from_raw_is_stratified_sorted_and_reproducible(tmp_path):
     assert first["per_level"] == {"2": 2, "3": 3, "4": 0, "5": 1} == {str(k): v for k, v in allocate(
         {2: 3, 3: 5, 4: 1, 5: 3}, 6).items()}
     levels = {json.loads(line)["unique_id"].removesuffix(".json"): json.loads(line)["level"]
-              for line in (FIXTURE_RAW / "math500" / "test_ori.jsonl").read_text().splitlines()}
+              for line in (FIXTURE_RAW / "math500" / "test_ori.jsonl").read_bytes().splitlines()}
     keys = [(levels[pid.removeprefix("math500/")], pid) for pid in first["problem_ids"]]
     assert keys == sorted(keys)
     assert [run["model"] for run in first["runs"]] == ["Sky-T1-math-correct-5K-27B", "gemma-2-27b-it"]
     assert first["runs"][1]["original_path"].startswith("google/gemma-2-27b-it/math500_eval/")
     assert first["source"]["license"] == "Apache-2.0"
-    rows = [json.loads(line) for line in (tmp_path / "a" / "gemma-2-27b-it@f7bcf0b.jsonl").read_text().splitlines()]
+    rows = [json.loads(line) for line in (tmp_path / "a" / "gemma-2-27b-it@f7bcf0b.jsonl").read_bytes().splitlines()]
     assert [r["id"] for r in rows] == first["problem_ids"]
     assert all(r["completion"] and isinstance(r["harness_score"], bool) for r in rows)
 
@@ -77,7 +77,7 @@ def test_shipped_subset_is_consistent():
     models = {run["model"] for run in manifest["runs"]}
     assert len(manifest["runs"]) == 6 and len(models) == 5
     for run in manifest["runs"]:
-        rows = [json.loads(line) for line in (SUBSET / run["file"]).read_text().splitlines()]
+        rows = [json.loads(line) for line in (SUBSET / run["file"]).read_bytes().splitlines()]
         assert [r["id"] for r in rows] == ids, run["file"]
         assert all(isinstance(r["completion"], str) and r["completion"].strip() for r in rows)
         assert run["original_path"] and len(run["raw_sha256"]) == 64

@@ -38,6 +38,22 @@ HOSTILE = {
     "latex soup": "\\begin{align*}" + "&= \\frac{\\partial}{\\partial x} \\\\ " * 5000,
 }
 
+#: Repetition loops, the most common failure of real models (issue 24, item 1): one long chain of
+#: equalities, or an align block, where every other side matches a side of the node. Chain
+#: matching tried every pair of matching sides and scanned the links between them (cubic).
+LOOPS = {
+    "long = chain": (" = ".join(["a", "b"] * 1000), [{"id": "n", "text": "a = b", "kind": "equation"}]),
+    "12 KB = chain": (" = ".join(["a", "b"] * 3000), [{"id": "n", "text": "a = b", "kind": "equation"}]),
+    "align block": ("\\begin{align}\n" + "\n".join(["&= a &= b"] * 1000) + "\n\\end{align}",
+                    [{"id": "n", "text": "a = b", "kind": "equation"}]),
+    "node of 200 links": (" = ".join(["x"] * 200), [{"id": "n", "text": " = ".join(["x"] * 200), "kind": "equation"}]),
+    "loop of a gsm8k step": (" = ".join(["16-3-4", "9"] * 400), [{"id": "n", "text": "16-3-4=9", "kind": "equation"}]),
+    "congruence loop": (" \\equiv ".join(["a", "b"] * 1000), [{"id": "n", "text": "a \\equiv b", "kind": "equation"}]),
+    "inequality loop": (" < ".join(["a", "b"] * 1000), [{"id": "n", "text": "b > a", "kind": "equation"}]),
+    "commutative loop": (" = ".join(["2 + 3 + x", "x + 3 + 2"] * 500),
+                         [{"id": "n", "text": "3 + 2 + x = x + 2 + 3", "kind": "equation"}]),
+}
+
 
 @pytest.fixture(scope="module", autouse=True)
 def _warm():
@@ -52,6 +68,34 @@ def test_hostile_text_returns_in_budget(name):
     assert time.monotonic() - t0 < 1.0 + SLACK_S
     assert s["acc"] in (0, 1) and 0.0 <= s["ncr"] <= 1.0
     warmup()
+
+
+@pytest.mark.parametrize("name", list(LOOPS))
+def test_repetition_loops_are_scored_within_the_budget(name):
+    text, nodes = LOOPS[name]
+    t0 = time.monotonic()
+    s = score_trajectory(text, nodes, "4", budget_s=1.0)
+    assert time.monotonic() - t0 < 1.0 + SLACK_S
+    assert s["ncr"] in (0.0, 1.0)
+
+
+@pytest.mark.parametrize("name", list(LOOPS))
+def test_repetition_loops_match_without_a_budget(name):
+    """Bounded, not cut short: with no budget the loop's node is found, at its first occurrence."""
+    text, nodes = LOOPS[name]
+    (m,) = match_nodes(text, nodes, budget_s=None, symbolic=False)
+    assert m.covered and m.end < 60
+
+
+@pytest.mark.parametrize("budget", [-1, 0, float("nan"), float("inf"), "1", True])
+def test_a_budget_that_is_no_finite_positive_number_is_refused(budget):
+    """Issue 24, item 12: score_trajectory took -1, NaN or 0 (no time, or no limit, silently)."""
+    with pytest.raises(ValueError, match="budget_s must be a finite number > 0"):
+        score_trajectory("x = 3", ["x = 3"], "3", budget_s=budget)
+    with pytest.raises(ValueError, match="budget_s must be a finite number > 0"):
+        match_nodes("x = 3", ["x = 3"], budget_s=budget)
+    with pytest.raises(ValueError, match="budget_s must be a finite number > 0"):
+        score_batch(["x = 3"], [["x = 3"]], ["3"], budget_s=budget)
 
 
 def test_hostile_answers_do_not_hang_math_verify():
@@ -104,6 +148,15 @@ PIECES = list("0123456789xyzab+-*/^_=(){}[]<>.,;:!|$ \n\\") + [
     "\\left[", "\\right]", "\\sqrt[", "\\binom", "^{", "_{", "\\circ", "\\%", "\\{", "\\}", "**", "½", "'",
 ]
 math_text = st.lists(st.sampled_from(PIECES), max_size=120).map("".join)
+#: A repetition loop: a short piece of math written again and again, joined by ``=`` (a long
+#: chain), by ``&=`` on align lines, or by any relation.
+loop_piece = st.lists(st.sampled_from(PIECES[:40] + ["x", "2x+1", "16-3-4", "9"]), min_size=1, max_size=6).map("".join)
+loop_text = st.builds(
+    lambda pieces, joiner, times: joiner.join(pieces * times),
+    st.lists(loop_piece, min_size=1, max_size=3),
+    st.sampled_from([" = ", "=", "\n&= ", " &= ", " \\equiv ", " < ", " = \\\\\n"]),
+    st.integers(min_value=200, max_value=1500),
+)
 
 
 @settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -141,6 +194,24 @@ def test_property_scoring_is_bounded_and_well_formed(text):
     assert time.monotonic() - t0 < 1.0 + SLACK_S + 1.5  # + a possible worker restart after a kill
     assert s["acc"] in (0, 1) and 0 <= s["ncr"] <= 1
     assert s["tpn"] is None or s["tpn"] > 0
+
+
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=loop_text, node=st.one_of(loop_piece.map(lambda p: f"{p} = {p}"), math_text,
+                                      st.builds(lambda p, n: " = ".join([p] * n), loop_piece, st.integers(2, 200))))
+def test_property_repetition_loops_are_bounded(text, node):
+    """Repetition loops, align blocks and long ``=`` chains against nodes made of the loop's own
+    pieces (so chain sides do match): within the budget, deterministic."""
+    nodes = [node] if node.strip() else ["x = 3"]
+    t0 = time.monotonic()
+    first = match_nodes(text, nodes, budget_s=0.5, symbolic=False)
+    assert time.monotonic() - t0 < 0.5 + SLACK_S
+    s = score_trajectory(text, nodes, "3", budget_s=0.5)
+    assert time.monotonic() - t0 < 2 * (0.5 + SLACK_S) + 1.5  # + a possible worker restart after a kill
+    assert 0 <= s["ncr"] <= 1
+    for m in first:
+        if m.covered:
+            assert 0 <= m.start <= m.end <= len(text)
 
 
 @pytest.mark.parametrize("name", ["unbraced frac chain", "sqrt index chain", "sqrt word chain"])

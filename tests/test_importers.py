@@ -158,7 +158,7 @@ DAPO_ROWS = FIX / "dapo_rows.jsonl"  # real rows 10689, 2, 35, 1, 179, 4395, 143
 def _dapo_rows():
     import json
 
-    return [json.loads(line) for line in DAPO_ROWS.read_text(encoding="utf-8").splitlines()]
+    return [json.loads(line) for line in DAPO_ROWS.read_bytes().splitlines()]
 
 
 def _write_parquet(path, rows):

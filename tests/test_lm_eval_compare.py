@@ -48,7 +48,7 @@ ours = _load("consensusbench_utils", Path(TASKS_DIR) / "utils.py")
 minerva = _load("lm_eval_minerva_math_utils", LM_EVAL_TASKS / "minerva_math" / "utils.py",
                 fake_antlr_version=True)
 aime = _load("lm_eval_aime_utils", LM_EVAL_TASKS / "aime" / "utils.py")
-SAMPLE_ROWS = [json.loads(line) for line in SAMPLES.read_text(encoding="utf-8").splitlines()]
+SAMPLE_ROWS = [json.loads(line) for line in SAMPLES.read_bytes().splitlines()]
 
 
 def _our_acc(row):

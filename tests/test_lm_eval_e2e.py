@@ -46,7 +46,7 @@ def run(tmp_path_factory):
     samples = {}
     for path in out.rglob("samples_*.jsonl"):
         task = path.name[len("samples_"):].rsplit("_", 1)[0]
-        samples[task] = [json.loads(line) for line in path.read_text().splitlines()]
+        samples[task] = [json.loads(line) for line in path.read_bytes().splitlines()]
     return {"model_dir": model_dir, "report": json.loads(results_file.read_text()), "samples": samples,
             "stdout": done.stdout}
 

@@ -7,6 +7,10 @@ import math
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis_profiles import examples
+from test_hostile_inputs import loop_text, math_text
 
 from lm_eval_tasks import TASKS_DIR
 from models.embedded_model import ensure_embedded_model
@@ -172,6 +176,44 @@ def test_repeats_give_pass_at_k_and_means_over_generations():
     tpns = [t["tpn"] for t in out["trajectories"] if t["tpn"] is not None]
     assert out["tpn"] == pytest.approx(sum(tpns) / 2)
     assert len(out["trajectories"]) == 4
+
+
+@pytest.mark.parametrize("text, budget", [
+    ("16 - 3 - 4 = 9, so \\boxed{18}", 1e-6),                      # the budget is spent before the count
+    (" = ".join(["16-3-4", "9"] * 400) + " \\boxed{18}", None),  # an 8 KB repetition loop
+])
+def test_a_generation_out_of_time_never_stops_the_run(text, budget):
+    """Issue 24, item 2: when the budget runs out before the token count, ``n_tokens`` is None;
+    process_results added it up (TypeError), and lm_eval lost the whole run after generation."""
+    doc = dict(_docs("gsm8k")[0])
+    if budget is not None:
+        doc["budget_s"] = budget
+    out = utils.process_results(doc, [[text, "\\boxed{18}"]])
+    assert out["acc"] in (0.0, 0.5, 1.0) and len(out["trajectories"]) == 2
+    counted = [t["n_tokens"] for t in out["trajectories"] if t["n_tokens"] is not None]
+    if counted:  # the mean over the generations whose length is known
+        assert out["n_tokens"] == pytest.approx(sum(counted) / len(counted))
+    else:  # unknown: left out of the mean, like an undefined NCR
+        assert "n_tokens" not in out
+
+
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(texts=st.lists(st.one_of(st.text(max_size=200), math_text, loop_text), min_size=1, max_size=3),
+       budget=st.sampled_from([1e-6, 0.01, 0.5]))
+def test_property_process_results_never_raises_on_model_text(texts, budget):
+    """Whatever a model writes, and however little time scoring gets, the doc is scored: one
+    exception here loses a whole lm_eval run after generation (issue 24, item 2)."""
+    doc = dict(_docs("gsm8k")[0], budget_s=budget)
+    out = utils.process_results(doc, [texts])
+    assert len(out["trajectories"]) == len(texts) and 0.0 <= out["acc"] <= 1.0
+    assert out.get("n_tokens") is None or out["n_tokens"] >= 0
+
+
+def test_only_a_usable_budget_is_accepted_in_the_metadata(tmp_path):
+    for bad in ("-1", "nan", "0", "inf", "soon", True):
+        with pytest.raises(ValueError, match="budget_s"):
+            _docs("gsm8k", budget_s=bad)
+    assert _docs("gsm8k", budget_s="2.5")[0]["budget_s"] == 2.5
 
 
 def test_pass_at_k_includes_n_when_n_is_not_a_power_of_two():

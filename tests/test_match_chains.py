@@ -99,19 +99,19 @@ def test_no_value_is_ever_guessed(form):
 def _follower(text, calls):
     """A ChainFollower over ``text`` wired as ``matching.follow_chains`` wires it; ``calls`` counts
     the anchor searches it makes."""
-    from consensus_metrics import matching
+    from consensus_metrics import segment_plan, text_index
     from consensus_metrics.budget import NO_DEADLINE
     from consensus_metrics.chaining import ChainFollower
 
-    known, indexes = matching._Segments(text), {}
+    known, indexes = segment_plan._Segments(text), {}
 
     def segments_with(groups):
         calls.append(groups)
-        return matching._anchor_segments(text, None, groups, known, NO_DEADLINE) or {}
+        return segment_plan._anchor_segments(text, None, groups, known, NO_DEADLINE) or {}
 
     def index_of(start, end, allow_new):
         if start not in indexes and allow_new and end is not None:
-            indexes[start] = matching.segment_index(text[start:end], NO_DEADLINE)
+            indexes[start] = text_index.segment_index(text[start:end], NO_DEADLINE)
         return indexes.get(start)
 
     return ChainFollower(segments_with, index_of, NO_DEADLINE)

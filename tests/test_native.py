@@ -1,7 +1,7 @@
 """The compiled build of the matching hot path (``consensus_metrics._native``) is the source.
 
 ``setup.py`` compiles the modules of ``_native.COMPILED`` (lexer, token rules, normalize,
-relations, anchors, matching) with Cython, from their ``.py`` files alone (Cython's pure-Python
+relations, anchors, segment plan, text index, matching) with Cython, from their ``.py`` files alone (Cython's pure-Python
 mode: no ``.pxd`` files). These tests check that the compiled modules are what runs here and
 that their declarations took effect, that they give exactly what the ``.py`` sources give (on
 real solutions, hostile input and generated math text), that an edited source is never shadowed
@@ -109,8 +109,8 @@ def test_the_sources_run_without_cython():
 @compiled_only
 def test_the_compiled_build_uses_the_declarations():
     # extension types (no instance __dict__), C functions: what the pure-Python mode declares
-    from consensus_metrics import anchors, matching, token_rules
-    for obj in (token_rules.Tokens(), token_rules.TokenBuilder("x"), matching.TextIndex("x = 1")):
+    from consensus_metrics import anchors, text_index, token_rules
+    for obj in (token_rules.Tokens(), token_rules.TokenBuilder("x"), text_index.TextIndex("x = 1")):
         assert not hasattr(obj, "__dict__"), type(obj)
     assert type(anchors.find_anchor).__name__ == "cython_function_or_method"
     with pytest.raises(TypeError):
@@ -200,7 +200,8 @@ def _import_copy(tmp_path, env_extra=None, edit=None, drop_source=None):
 
 
 @compiled_only
-@pytest.mark.parametrize("edit", ["anchors.py", "normalize.py", "token_rules.py", "lexer.py", "matching.py"])
+@pytest.mark.parametrize("edit", ["anchors.py", "normalize.py", "token_rules.py", "lexer.py", "text_index.py",
+                                  "matching.py"])
 def test_an_edited_source_runs_instead_of_its_older_build(tmp_path, edit):
     # normalize is imported by every other compiled module: they must load beside its source
     name = edit.split(".")[0]

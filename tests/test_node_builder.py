@@ -347,7 +347,7 @@ def test_cli_reports_bad_lines_with_file_and_line_skips_them_and_keeps_the_rest(
     assert run.returncode == 0, run.stderr
     assert f"skipped {FIX}/bad/math500_bad.jsonl:2: malformed JSON" in run.stderr
     assert f"skipped {FIX}/bad/math500_bad.jsonl:4" in run.stderr and "'answer'" in run.stderr
-    records = [json.loads(line) for line in out.read_text().splitlines()]
+    records = [json.loads(line) for line in out.read_bytes().splitlines()]
     assert [r["id"] for r in records] == ["math500/test/precalculus/807", "math500/test/algebra/2584"]
     strict = _cli("build", "--benchmark", "math500", "--source", f"math500:{FIX}/bad/math500_bad.jsonl",
                   "--out", str(out), "--workdir", str(tmp_path / "w"), "--quiet", "--strict", cwd=tmp_path)

@@ -46,7 +46,7 @@ def test_a_line_that_is_not_utf8_is_skipped_and_the_rest_is_built(tmp_path):
     assert run.returncode == 0, run.stderr
     assert f"skipped {source}:3 (gsm8k/test/2): bytes that are not UTF-8 at column 15" in run.stderr
     assert "Traceback" not in run.stderr
-    ids = [json.loads(line)["id"] for line in (tmp_path / "out.jsonl").read_text().splitlines()]
+    ids = [json.loads(line)["id"] for line in (tmp_path / "out.jsonl").read_bytes().splitlines()]
     assert len(ids) == len(lines) - 1 and "gsm8k/test/2" not in ids
 
 
@@ -58,7 +58,7 @@ def test_a_bom_and_a_lone_surrogate(tmp_path):
     run = _build(tmp_path, f"gsm8k:{source}")
     assert run.returncode == 0, run.stderr
     assert f"skipped {source}:2 (gsm8k/test/1): not Unicode text: a lone surrogate \\ud800" in run.stderr
-    ids = [json.loads(line)["id"] for line in (tmp_path / "out.jsonl").read_text().splitlines()]
+    ids = [json.loads(line)["id"] for line in (tmp_path / "out.jsonl").read_bytes().splitlines()]
     assert ids == ["gsm8k/test/0", "gsm8k/test/2"]
 
 
@@ -165,7 +165,7 @@ def test_build_all_puts_each_file_in_its_place_under_the_out_dir(tmp_path):
     assert run.returncode == 0, run.stderr
     built = sorted(p.relative_to(tmp_path / "root").as_posix() for p in (tmp_path / "root").rglob("*.jsonl"))
     assert built == ["lm_eval_tasks/consensusbench/data/gsm8k.jsonl", "training_recipes/data/gsm8k_train.jsonl"]
-    train = [json.loads(line) for line in (tmp_path / "root" / built[1]).read_text().splitlines()]
+    train = [json.loads(line) for line in (tmp_path / "root" / built[1]).read_bytes().splitlines()]
     assert len(train) == 40 and all(r["benchmark"] == "gsm8k_train" for r in train)  # the fixture's 40 lines
 
 

@@ -95,7 +95,7 @@ def test_kill_mid_run_then_rerun_gives_the_identical_file_with_nothing_lost_or_d
                            timeout=600)
     assert rerun.returncode == 0, rerun.stderr
     assert out.read_bytes() == reference.read_bytes()
-    ids = [json.loads(line)["id"] for line in records.read_text().splitlines()]
+    ids = [json.loads(line)["id"] for line in records.read_bytes().splitlines()]
     assert len(ids) == len(set(ids)) == 1600  # nothing lost, nothing built twice
     first_progress = int(re.search(r"(\d+)/1600", rerun.stderr).group(1))
     assert first_progress >= done_at_kill - 1  # the rerun started where the kill left it

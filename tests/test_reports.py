@@ -39,7 +39,7 @@ def raw_results(name: str, index: int = 0) -> dict:
 def raw_samples(name: str, task: str, index: int = 0) -> list[dict]:
     stamp = results_files(name)[index].name[len("results_"):-len(".json")]
     path = next((FIXTURES / name).rglob(f"samples_{task}_{stamp}.jsonl"))
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return [json.loads(line) for line in path.read_bytes().splitlines() if line.strip()]
 
 
 @pytest.fixture(scope="module")

@@ -7,6 +7,10 @@ one wall-clock bound with a generous margin."""
 import time
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis_profiles import examples
+from test_hostile_inputs import loop_text, math_text
 
 import consensus_metrics
 from consensus_metrics.budget import BudgetExceeded, Deadline
@@ -71,3 +75,26 @@ def test_a_megabyte_of_pasted_nodes_ends_near_the_budget():
     elapsed = time.monotonic() - start
     assert score.timed_out or score.guard == "node_pasting"
     assert elapsed < budget + 0.75  # a generous margin for a loaded 2-core machine; the figures: the benchmark
+
+
+def test_a_repetition_loop_ends_near_the_budget():
+    """Issue 24, item 1: a completion caught in a loop of one equation (the most common failure of
+    real models) took 7.7 s with a 1 s budget: chain matching tried every pair of equal sides."""
+    consensus_metrics.warmup()
+    text = " = ".join(["16-3-4", "9"] * 1500) + " \\boxed{9}"
+    reward = consensus_reward("linear", budget_s=1.0)
+    start = time.monotonic()
+    (value,) = reward(completions=[text], answer=["18"], nodes=[NODES])
+    assert time.monotonic() - start < 1.0 + 0.75
+    assert value is None or 0.0 <= value <= 1.0
+
+
+@settings(max_examples=examples(20), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=st.one_of(math_text, loop_text, st.text(max_size=300)))
+def test_property_the_reward_scores_any_completion_within_its_budget(text):
+    consensus_metrics.warmup()
+    reward = consensus_reward("linear", budget_s=0.5)
+    start = time.monotonic()
+    (value,) = reward(completions=[text], answer=["18"], nodes=[NODES])
+    assert time.monotonic() - start < 0.5 + 0.75 + 1.5  # + a possible sandbox restart after a kill
+    assert value is None or 0.0 <= value <= 1.0

@@ -20,7 +20,7 @@ from training_recipes.rewards import MODES, ConsensusReward, consensus_reward, m
 from training_recipes.scoring import completion_text
 
 ROWS = [json.loads(line) for line in
-        (Path(__file__).parent / "fixtures" / "train" / "gsm8k_train_fixture.jsonl").read_text().splitlines()]
+        (Path(__file__).parent / "fixtures" / "train" / "gsm8k_train_fixture.jsonl").read_bytes().splitlines()]
 NATALIA = ROWS[0]  # nodes: "48/2=24" (equation), "24" (value); answer 72
 NO_NODES = ROWS[7]
 

@@ -30,7 +30,7 @@ from training_recipes.guards import (
 )
 
 HONEST = [json.loads(line) for line in
-          (Path(__file__).parent / "fixtures" / "train" / "honest_solutions.jsonl").read_text().splitlines()]
+          (Path(__file__).parent / "fixtures" / "train" / "honest_solutions.jsonl").read_bytes().splitlines()]
 
 ATTACKS = {
     "integers_0_to_5000": " ".join(str(i) for i in range(5001)),

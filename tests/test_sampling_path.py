@@ -36,7 +36,7 @@ def _cli(*args, cwd):
 
 
 def _records(path):
-    return [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines()]
+    return [json.loads(line) for line in Path(path).read_bytes().splitlines()]
 
 
 def _check_records(records, benchmark):
@@ -65,7 +65,7 @@ def _dapo_parquet(path, rows):
 def _dapo_fixture(tmp_path):
     """Three real problems (rows 10689, 2, 35) and two bad rows: a repeat of row 2 under a new
     index, a ground truth that is not an integer."""
-    real = [json.loads(line) for line in DAPO_ROWS.read_text(encoding="utf-8").splitlines()]
+    real = [json.loads(line) for line in DAPO_ROWS.read_bytes().splitlines()]
     repeat = {**real[1], "extra_info": {**real[1]["extra_info"], "index": 90001}}
     fraction = {**real[2], "reward_model": {"ground_truth": "3/4", "style": "rule"},
                 "extra_info": {**real[2]["extra_info"], "index": 90002}}

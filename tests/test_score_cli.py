@@ -6,6 +6,9 @@ import subprocess
 import sys
 
 import pytest
+from fs_faults import full_disk, no_space_left, read_only_folder
+
+from consensus_metrics import cli
 
 DATA = [
     {"id": "g1", "benchmark": "gsm8k", "problem": "Janet's ducks ...", "answer": "18",
@@ -44,7 +47,7 @@ def test_score_command_end_to_end(files):
     out = files / "scores.jsonl"
     proc = run(files, "--data", "data.jsonl", "--samples", "samples.jsonl", "--out", "scores.jsonl", "--quiet")
     assert proc.returncode == 0, proc.stderr
-    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    rows = [json.loads(line) for line in out.read_bytes().splitlines()]
     assert [(r["id"], r["sample"], r["acc"]) for r in rows] == [("g1", 0, 1), ("g1", 1, 0), ("g2", 0, 1), ("m1", 0, 1)]
     assert rows[0]["ncr"] == 1.0 and rows[1]["ncr"] == 0.0 and rows[3]["ncr"] is None
     assert "data.jsonl:4: not valid JSON" in proc.stderr
@@ -63,7 +66,7 @@ def test_rerun_after_crash_loses_and_duplicates_nothing(files):
     proc = run(files, "--data", "data.jsonl", "--samples", "samples.jsonl", "--out", "scores.jsonl", "--quiet")
     assert proc.returncode == 0, proc.stderr
     assert "scored 2 new completions (2 already" in proc.stdout
-    rows = [json.loads(line) for line in out.read_text().splitlines() if line.startswith("{") and line.endswith("}")]
+    rows = [json.loads(line) for line in out.read_bytes().splitlines() if line.startswith(b"{") and line.endswith(b"}")]
     keys = [(r["id"], r["sample"]) for r in rows]
     assert sorted(set(keys)) == sorted(keys) and len(keys) == 4
 
@@ -76,7 +79,8 @@ def test_no_usable_problems_is_an_error(tmp_path):
 
 
 def _rows(path):
-    return [json.loads(line) for line in path.read_text().splitlines()]
+    """The rows of a JSONL file, lines cut at "\\n" only (rows may hold U+2028 and the like)."""
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").split("\n") if line]
 
 
 def test_every_repeat_of_an_lm_eval_doc_and_every_line_of_a_problem_is_scored(tmp_path):
@@ -313,3 +317,142 @@ def test_a_rewrite_of_out_keeps_every_line_it_does_not_replace(tmp_path):
     data = (tmp_path / "o.jsonl").read_bytes()
     assert b"a note in caf\xe9 latin-1\n" + foreign + b"\n" in data and len(data.splitlines()) == 5
     assert (tmp_path / "o.jsonl").stat().st_mode & 0o777 == 0o600
+
+
+# ----------------------------------------------------------------------------- issue 24
+
+SEPARATORS = "\u2028\u2029\u0085\x1c\x1d\x1e\x0b\x0c"  # str.splitlines() cuts at each of them
+
+
+def _score_here(tmp_path, *extra, out="o.jsonl"):
+    """The command in this process (for the fakes below, and faster than a subprocess)."""
+    cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        return cli.main(["score", "--data", "data.jsonl", "--samples", "samples.jsonl", "--out", out, "--quiet",
+                         *extra])
+    finally:
+        os.chdir(cwd)
+
+
+def test_a_resume_reads_rows_holding_line_separators_whole(tmp_path):
+    """Issue 24, item 3: rows are written with ensure_ascii=False, and the resume split --out with
+    str.splitlines(), which also cuts at U+2028, U+2029, U+0085...: each rerun appended the
+    completion again, and a rewrite split a good row into lines that are not JSON."""
+    write_jsonl(tmp_path / "data.jsonl", DATA)
+    with open(tmp_path / "samples.jsonl", "w", encoding="utf-8") as fh:
+        fh.write(json.dumps({"id": "g1", "completion": f"\\boxed{{yes{SEPARATORS}no}}"}, ensure_ascii=False) + "\n")
+    for _ in range(3):
+        assert _score_here(tmp_path) == 0
+    (row,) = _rows(tmp_path / "o.jsonl")
+    assert SEPARATORS in row["pred"] or row["acc"] == 0
+    with open(tmp_path / "o.jsonl", "ab") as fh:  # a crash mid-write: a torn last line, then a rewrite
+        fh.write(b'{"id": "g1", "sample": 1, "acc"')
+    assert _score_here(tmp_path) == 0
+    assert _rows(tmp_path / "o.jsonl") == [row]
+
+
+@pytest.mark.parametrize("flag", ["--samples", "--data"])
+def test_deeply_nested_json_is_a_bad_line(tmp_path, flag, capsys):
+    """Issue 24, item 7: a line of 100,000 '[' raised RecursionError out of json.loads."""
+    write_jsonl(tmp_path / "data.jsonl", DATA, extra=["[" * 100_000] if flag == "--data" else ())
+    write_jsonl(tmp_path / "samples.jsonl", SAMPLES[:1], extra=["[" * 100_000] if flag == "--samples" else ())
+    assert _score_here(tmp_path) == 0
+    line = len(DATA) + 1 if flag == "--data" else 2
+    name = "data.jsonl" if flag == "--data" else "samples.jsonl"
+    assert f"{name}:{line}: not valid JSON (nested too deeply)" in capsys.readouterr().err
+    assert len(_rows(tmp_path / "o.jsonl")) == 2
+
+
+def test_a_full_disk_is_one_line_exit_2_and_keeps_the_rows_written(tmp_path):
+    """Issue 24, item 8: ENOSPC while appending rows ended in a traceback (a real full tmpfs)."""
+    write_jsonl(tmp_path / "data.jsonl", DATA)
+    write_jsonl(tmp_path / "samples.jsonl", SAMPLES)
+    with full_disk(tmp_path) as full:
+        proc = run(tmp_path, "--data", "data.jsonl", "--samples", "samples.jsonl", "--out", str(full / "o.jsonl"),
+                   "--quiet")
+        assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+        assert proc.stderr.strip().splitlines()[-1] == f"--out {full / 'o.jsonl'}: cannot write: No space left on device"
+
+
+def test_a_full_disk_faked_is_one_line_exit_2(tmp_path, monkeypatch, capsys):
+    """The same where no file system can be mounted (not root): os.write fails as on a full disk
+    (a fake: this machine's disks are not full)."""
+    write_jsonl(tmp_path / "data.jsonl", DATA)
+    write_jsonl(tmp_path / "samples.jsonl", SAMPLES)
+    monkeypatch.setattr(os, "write", no_space_left)
+    assert _score_here(tmp_path) == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1] == "--out o.jsonl: cannot write: No space left on device"
+
+
+def test_a_resume_into_a_read_only_folder_with_a_torn_line_is_one_line_exit_2(tmp_path, monkeypatch, capsys):
+    """Issue 24, item 8: the torn last line makes the resume rewrite --out through a temporary
+    file beside it, which a read-only folder refuses: a PermissionError traceback. (Faked: as
+    root, a folder that refuses new files but not writes to its files needs a normal user.)"""
+    import tempfile
+
+    write_jsonl(tmp_path / "data.jsonl", DATA)
+    write_jsonl(tmp_path / "samples.jsonl", SAMPLES)
+    assert _score_here(tmp_path) == 0
+    with open(tmp_path / "o.jsonl", "ab") as fh:
+        fh.write(b'{"id": "g1", "sa')
+    before = (tmp_path / "o.jsonl").read_bytes()
+
+    def refused(*args, **kwargs):
+        raise PermissionError(13, "Permission denied", str(tmp_path))
+
+    monkeypatch.setattr(tempfile, "mkstemp", refused)
+    capsys.readouterr()
+    assert _score_here(tmp_path) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"--out o.jsonl: cannot write: Permission denied: {tmp_path}"]
+    assert (tmp_path / "o.jsonl").read_bytes() == before
+
+
+def test_a_resume_into_a_real_read_only_folder_is_one_line_exit_2(tmp_path):
+    write_jsonl(tmp_path / "data.jsonl", DATA)
+    write_jsonl(tmp_path / "samples.jsonl", SAMPLES)
+    assert _score(tmp_path).returncode == 0
+    rows = (tmp_path / "o.jsonl").read_bytes() + b'{"id": "g1", "sa'
+    with read_only_folder(tmp_path, {"o.jsonl": rows}) as folder:
+        proc = run(tmp_path, "--data", "data.jsonl", "--samples", "samples.jsonl", "--out", str(folder / "o.jsonl"),
+                   "--quiet")
+        assert proc.returncode == 2 and "Traceback" not in proc.stderr
+        assert len(proc.stderr.strip().splitlines()) == 1 and f"--out {folder / 'o.jsonl'}" in proc.stderr
+        assert (folder / "o.jsonl").read_bytes() == rows
+
+
+@pytest.mark.parametrize("flag", ["--samples", "--data"])
+def test_an_input_that_is_a_folder_says_so(tmp_path, flag):
+    """Issue 24, item 12: --samples DIR said 'no such file'."""
+    write_jsonl(tmp_path / "data.jsonl", DATA)
+    write_jsonl(tmp_path / "samples.jsonl", SAMPLES)
+    (tmp_path / "dir").mkdir()
+    args = {"--data": "data.jsonl", "--samples": "samples.jsonl", flag: "dir"}
+    proc = run(tmp_path, "--data", args["--data"], "--samples", args["--samples"], "--out", "o.jsonl")
+    assert proc.returncode == 2 and proc.stderr.strip() == f"{flag} dir: is a folder, not a file"
+
+
+def test_ctrl_c_stops_with_one_line_and_keeps_the_rows(tmp_path):
+    """Issue 24, item 12: Ctrl-C during scoring printed a traceback (the data were intact)."""
+    import signal
+    import time
+
+    write_jsonl(tmp_path / "data.jsonl", DATA)
+    write_jsonl(tmp_path / "samples.jsonl", [{"id": "g1", "completion": f"16 - 3 - 4 = 9, {i} * 2 = {2 * i}. "
+                                                                         f"\\boxed{{{i}}}"} for i in range(3000)])
+    proc = subprocess.Popen([sys.executable, "-m", "consensus_metrics", "score", "--data", "data.jsonl", "--samples",
+                             "samples.jsonl", "--out", "o.jsonl", "--quiet"], cwd=tmp_path, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and (not (tmp_path / "o.jsonl").exists()
+                                           or (tmp_path / "o.jsonl").stat().st_size < 2000):
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130 and "Traceback" not in err, err
+    assert err.strip().splitlines()[-1].startswith("interrupted: ")
+    rows = _rows(tmp_path / "o.jsonl")  # every line whole
+    assert 0 < len(rows) < 3000
+    again = _score(tmp_path)  # the rerun goes on where it stopped
+    assert again.returncode == 0 and f"({len(rows)} already in o.jsonl" in again.stdout

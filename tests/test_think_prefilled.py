@@ -117,7 +117,7 @@ def test_scoring_cli_switch(tmp_path, r1_tokenizer_dir):
     assert proc.returncode == 2 and "think_format think,sky-t1+prefilled -> think,sky-t1" in proc.stderr
     proc = subprocess.run(rerun + ["--rescore"], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
-    (row,) = [json.loads(line) for line in (tmp_path / "forced.jsonl").read_text().splitlines()]
+    (row,) = [json.loads(line) for line in (tmp_path / "forced.jsonl").read_bytes().splitlines()]
     assert row["acc"] == 1 and row["inputs"]["think_format"] == "think,sky-t1"
     # --think-format is checked before any work
     proc = subprocess.run(rerun + ["--think-format", "thonk"], capture_output=True, text=True, timeout=300)

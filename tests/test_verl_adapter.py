@@ -14,7 +14,7 @@ from training_recipes.verl_adapter import compute_score, export_parquet, to_verl
 from training_recipes.rewards import consensus_reward
 
 FIXTURE = Path(__file__).parent / "fixtures" / "train" / "gsm8k_train_fixture.jsonl"
-ROWS = [json.loads(line) for line in FIXTURE.read_text().splitlines()]
+ROWS = [json.loads(line) for line in FIXTURE.read_bytes().splitlines()]
 NATALIA = ROWS[0]
 WRONG_HALF = "Natalia sold 24 clips in May, so she sold \\boxed{70}."
 
@@ -37,7 +37,7 @@ def test_no_nodes_falls_back_to_acc():
     right = re.sub(r"<<[^>]*>>", "", ROWS[7]["solution"]).replace("####", "\\boxed{") + "}"
     for extra in (None, {}, {"nodes": []}, {"nodes": "[]"}):
         out = compute_score("x", right, ROWS[7]["answer"], extra, mode="linear")
-        assert out == {"score": 1.0, "acc": 1.0, "ncr": 1.0, "has_nodes": False, "guarded": ""}
+        assert out == {"score": 1.0, "acc": 1.0, "ncr": 1.0, "has_nodes": False, "guarded": "", "timed_out": False}
 
 
 def test_cl_needs_an_epoch_and_switches():

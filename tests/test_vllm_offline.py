@@ -57,7 +57,7 @@ def test_lm_eval_model_vllm_scores_a_consensusbench_task(smollm2, tmp_path):
     assert 0 < metrics["n_tokens,none"] <= 33  # max_gen_toks reached the engine
     assert metrics["tpn_unit,none"] == smollm2  # pretrained= names TPN's tokenizer
     (samples,) = (tmp_path / "out").rglob("samples_consensusbench_gsm8k_*.jsonl")
-    lines = [json.loads(line) for line in samples.read_text().splitlines()]
+    lines = [json.loads(line) for line in samples.read_bytes().splitlines()]
     assert len(lines) == 2
     for line in lines:
         (trajectory,) = line["trajectories"]
@@ -75,14 +75,14 @@ def test_node_builder_backend_vllm_builds_nodes_from_engine_samples(smollm2, tmp
              *engine]
     run = in_vllm_env(build, tmp_path)
     assert run.returncode == 0, run.stderr[-3000:]
-    samples = [json.loads(x) for x in (tmp_path / "w" / "samples.jsonl").read_text().splitlines()]
+    samples = [json.loads(x) for x in (tmp_path / "w" / "samples.jsonl").read_bytes().splitlines()]
     assert [s["id"] for s in samples] == ["gsm8k/test/0", "gsm8k/test/1"]
     for sample in samples:
         assert sample["backend"] == f"vllm:{smollm2}"
         # greedy: vLLM refuses n > 1, the backend generates once and repeats (as greedy samples agree)
         assert len(sample["samples"]) == 2 and sample["samples"][0] == sample["samples"][1]
         assert sample["samples"][0].strip()
-    records = [json.loads(x) for x in (tmp_path / "out.jsonl").read_text().splitlines()]
+    records = [json.loads(x) for x in (tmp_path / "out.jsonl").read_bytes().splitlines()]
     assert len(records) == 2
     for record in records:
         assert record["provenance"]["trajectories"] == 3  # the reference plus two engine samples

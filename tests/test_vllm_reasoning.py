@@ -82,7 +82,7 @@ def read_run(out: Path) -> tuple[dict, list[dict]]:
     (results,) = out.rglob("results_*.json")
     (samples,) = out.rglob("samples_consensusbench_gsm8k_*.jsonl")
     metrics = json.loads(results.read_text())["results"]["consensusbench_gsm8k"]
-    return metrics, [json.loads(line) for line in samples.read_text().splitlines()]
+    return metrics, [json.loads(line) for line in samples.read_bytes().splitlines()]
 
 
 def chat(base_url: str, model: str, prompt: str, **extra) -> dict:

@@ -60,7 +60,7 @@ def test_lm_eval_local_chat_completions_against_vllm(tmp_path):
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
     assert sampled.returncode == 0, sampled.stdout[-4000:] + sampled.stderr[-4000:]
     (pass16_samples,) = (tmp_path / "out16").rglob("samples_consensusbench_gsm8k_pass16_*.jsonl")
-    (sample,) = [json.loads(line) for line in pass16_samples.read_text().splitlines()]
+    (sample,) = [json.loads(line) for line in pass16_samples.read_bytes().splitlines()]
     assert len(sample["trajectories"]) == 16
     assert len(set(sample["filtered_resps"][0])) > 1, "16 identical samples: seed=None not honoured"
 
@@ -72,7 +72,7 @@ def test_lm_eval_local_chat_completions_against_vllm(tmp_path):
     assert 0 < metrics["n_tokens,none"] <= 66
     assert metrics["tpn_unit,none"] == model_dir  # model= in --model_args names the tokenizer
     (samples_file,) = (tmp_path / "out").rglob("samples_consensusbench_gsm8k_*.jsonl")
-    samples = [json.loads(line) for line in samples_file.read_text().splitlines()]
+    samples = [json.loads(line) for line in samples_file.read_bytes().splitlines()]
     assert len(samples) == 2
     for sample in samples:
         (trajectory,) = sample["trajectories"]

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from consensus_metrics.nodes import coerce_node
-from consensus_metrics.records import iter_jsonl
+from consensus_metrics.records import InputFileError, check_answer_field, check_input_file, iter_jsonl, loads
 
 __all__ = ["DEFAULT_PROMPT_TEMPLATE", "TrainingDataError", "load_training_split", "normalise_nodes", "read_records"]
 
@@ -55,7 +55,7 @@ def normalise_nodes(nodes: Any, where: str = "<nodes>") -> list[dict[str, Any]]:
         return []
     if isinstance(nodes, str):
         try:
-            nodes = json.loads(nodes)
+            nodes = loads(nodes)
         except json.JSONDecodeError as err:
             raise TrainingDataError(f"{where}: field 'nodes' is a string but not JSON ({err})") from err
     if not isinstance(nodes, list):
@@ -78,21 +78,29 @@ def normalise_nodes(nodes: Any, where: str = "<nodes>") -> list[dict[str, Any]]:
 def read_records(path: str | Path) -> list[dict[str, Any]]:
     """Read and check a docs/SPEC.md §2 JSONL file; raise :class:`TrainingDataError` naming ``file:line``."""
     path = Path(path)
-    if not path.is_file():
+    if not path.exists():
         raise TrainingDataError(
             f"training split {path} does not exist (build it with node_builder, or set --dataset_path)"
         )
+    try:
+        check_input_file(path, "training split")
+    except InputFileError as err:
+        raise TrainingDataError(str(err)) from None
     records = []
     for line_no, row in iter_jsonl(path, on_error=_fail):
         where = f"{path}:{line_no}"
-        for key in ("problem", "answer"):
-            if not isinstance(row.get(key), (str, int, float)) or str(row.get(key)).strip() == "":
-                raise TrainingDataError(f"{where}: field '{key}' must be a non-empty string")
+        problem = row.get("problem")
+        if not isinstance(problem, str) or not problem.strip():
+            raise TrainingDataError(f"{where}: field 'problem' must be a non-empty string, got {problem!r:.80}")
+        try:  # the gold answer rule of every reader (consensus_metrics.records)
+            answer = check_answer_field(row.get("answer"), where)
+        except ValueError as err:
+            raise TrainingDataError(str(err)) from None
         records.append(
             {
                 "id": str(row.get("id") or where),
-                "problem": str(row["problem"]),
-                "answer": str(row["answer"]),
+                "problem": problem,
+                "answer": answer,
                 "nodes": normalise_nodes(row.get("nodes"), where),
             }
         )

@@ -73,6 +73,10 @@ def mix_reward(mode: str, acc: float, ncr: float | None, alpha: float = 0.5, epo
     (0.25, 1.0)
     """
     node_term = acc if ncr is None else ncr
+    if mode == "cl":  # a NaN clock or switch would compare false: acc from the first step, silently
+        for name, value in (("epoch", epoch or 0.0), ("switch_epoch", switch_epoch)):
+            if not math.isfinite(float(value)):
+                raise ValueError(f"cl: {name} must be a finite number, got {value!r}")
     if mode == "outcome":
         return float(acc)
     if mode == "linear":
@@ -129,6 +133,8 @@ class ConsensusReward:
                              f"got {overlong_buffer}")
         if switch_step is not None and switch_step < 0:
             raise ValueError(f"switch_step must be >= 0, got {switch_step}")
+        if not math.isfinite(float(switch_epoch)):
+            raise ValueError(f"switch_epoch must be a finite number, got {switch_epoch!r}")
         self.think_format = resolve_think_format(think_format, bool(think_prefilled) or None)
         self.overlong_max_length = overlong_max_length
         self.overlong_buffer = int(overlong_buffer)
@@ -174,7 +180,9 @@ class ConsensusReward:
             value = getattr(trainer_state, state_attr, None)
         if value is None:
             value = self._clock.get(name)
-        if value is None or (isinstance(value, float) and math.isnan(value)):
+        if value is not None and not (isinstance(value, (int, float)) and math.isfinite(value)):
+            raise ValueError(f"{self.__name__}: the training {name} must be a finite number, got {value!r}")
+        if value is None:
             raise RuntimeError(
                 f"{self.__name__}: the curriculum reward needs the training {name} and this call got none "
                 f"(no trainer_state.{state_attr}: TRL's async GRPO and verl pass no trainer_state). Pass "

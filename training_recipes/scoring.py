@@ -95,6 +95,15 @@ def _as_nodes(nodes: Any, where: str) -> list:
     return normalise_nodes(list(nodes) if isinstance(nodes, tuple) else nodes, where)
 
 
+def _as_answer(answer: Any, row: int) -> str:
+    """One row's gold answer under the rule of every reader (``consensus_metrics.records``): a
+    non-empty string or a finite number; None, NaN, infinity or a boolean raise ``ValueError``
+    naming the row (a None gold would score every completion 0, a NaN one reward ``\\boxed{nan}``)."""
+    from consensus_metrics.records import check_answer_field
+
+    return check_answer_field(answer, f"row {row}, column 'answer'")
+
+
 _POOLS: dict[int, Any] = {}
 
 
@@ -242,7 +251,8 @@ def score_completions(
 
     Args:
         texts: completion texts.
-        answers: gold answers (math-verify gold).
+        answers: gold answers (math-verify gold): non-empty strings or finite numbers; anything
+            else (None, NaN, a boolean) raises ``ValueError`` naming the row.
         nodes_list: each problem's nodes (list of node dicts/strings, a JSON string, or None);
             another shape raises ``TrainingDataError`` naming the row.
         guard: reward-hacking guard thresholds; None uses :class:`GuardConfig` defaults.
@@ -262,7 +272,7 @@ def score_completions(
         raise ValueError(
             f"score_completions: {len(texts)} texts, {len(answers)} answers, {len(nodes_list)} node lists"
         )
-    items = [("" if t is None else str(t), _as_nodes(n, f"row {i}, column 'nodes'"), "" if a is None else str(a),
+    items = [("" if t is None else str(t), _as_nodes(n, f"row {i}, column 'nodes'"), _as_answer(a, i),
               guard, need_nodes, budget_s, think_format)
              for i, (t, a, n) in enumerate(zip(texts, answers, nodes_list, strict=True))]
     if workers and workers > 1 and len(items) > 1:

@@ -207,9 +207,15 @@ def build_trainer(recipe: RecipeArguments, training_args, model_args, train_data
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Train one arm. Unusable settings, config file, training split or model path are one line
+    on stderr and exit status 2, before any training step."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    recipe, training_args, model_args = parse_args(argv)
-    trainer = build_trainer(recipe, training_args, model_args)
+    try:
+        recipe, training_args, model_args = parse_args(argv)
+        trainer = build_trainer(recipe, training_args, model_args)
+    except (ValueError, OSError) as err:  # TrainingDataError is a ValueError; a missing file an OSError
+        print(f"python -m training_recipes.train: error: {' '.join(str(err).split())}", file=sys.stderr)
+        return 2
     trainer.train(resume_from_checkpoint=training_args.resume_from_checkpoint)
     trainer.save_model(training_args.output_dir)
     trainer.accelerator.print(f"Model saved to {training_args.output_dir}")

@@ -13,8 +13,21 @@ which 0.10 still migrates)::
 
 The nodes travel in ``extra_info["nodes"]`` (a list of node dicts or its JSON string, as written
 by :func:`export_parquet`). The returned dict has ``score`` (the reward) plus ``acc``, ``ncr`` (the
-node term used: the guarded NCR, or ``acc`` for a problem without nodes), ``has_nodes`` and
-``guarded``, which verl keeps as ``reward_extra_info``. For DAPO's dynamic sampling use
+node term used: the guarded NCR, or ``acc`` for a problem without nodes), ``has_nodes``,
+``guarded`` and ``timed_out``, which verl keeps as ``reward_extra_info`` (every result has every
+key: verl stacks them into columns).
+
+**A completion whose scoring runs out of its budget** (``budget_s``, per completion) is not
+scored as wrong: the TRL reward returns ``None`` for it (zero advantage), and verl has no such
+value. Here it is ``timed_out: True``, and its ``score`` is its *outcome alone*: the reward of the
+mode with the node term taken as ``acc`` (as for a problem without nodes), ``acc`` from an answer
+check with a budget of its own -- never the node credit a cut-off matching would have
+understated. With verl's batch reward manager, :func:`compute_score_batch` gives such a
+completion the mean score of the other completions of its problem in the batch instead, so its
+advantage is exactly zero, TRL's meaning (a problem all of whose completions time out scores 0.0
+for each: equal scores, zero advantage, and DAPO's group filter drops it). Only if even the
+answer check runs out of time is a per-completion score 0.0, as any outcome reward scores an
+answer it cannot verify; ``timed_out`` says so either way. For DAPO's dynamic sampling use
 ``algorithm.filter_groups.metric=score`` (the ConsensusPR reward): with ``metric=acc`` a group whose
 answers are all wrong but whose NCR varies is thrown away -- exactly the groups that carry
 ConsensusPR's extra signal. With ``+reward.custom_reward_function.reward_kwargs.locate=true`` the
@@ -36,78 +49,158 @@ Export the training split to verl's parquet layout::
 Example:
     >>> nodes = [{"id": "n1", "text": "48/2=24"}, {"id": "n2", "text": "48+24=72"}]
     >>> out = compute_score("consensusbench/gsm8k", "48/2 = 24, so \\\\boxed{70}", "72", {"nodes": nodes}, mode="max")
-    >>> out["score"], out["acc"], out["ncr"]
-    (0.5, 0.0, 0.5)
+    >>> out["score"], out["acc"], out["ncr"], out["timed_out"]
+    (0.5, 0.0, 0.5, False)
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
+import numbers
 import sys
 from pathlib import Path
 from typing import Any
 
-from training_recipes.data import DEFAULT_PROMPT_TEMPLATE, normalise_nodes, read_records
+from training_recipes.data import DEFAULT_PROMPT_TEMPLATE, TrainingDataError, normalise_nodes, read_records
 from training_recipes.guards import GuardConfig
 from training_recipes.rewards import MODES, mix_reward
 from training_recipes.scoring import score_completions
 
-__all__ = ["compute_score", "export_parquet", "to_verl_rows"]
+__all__ = ["compute_score", "compute_score_batch", "export_parquet", "to_verl_rows"]
 
 
 def compute_score(data_source: str, solution_str: str, ground_truth: str, extra_info: dict | None = None,
                   mode: str = "linear", alpha: float = 0.5, switch_epoch: float = 1.0, guard: bool = True,
                   epoch: float | None = None, think_prefilled: bool = False, think_format: str | None = None,
-                  locate: bool = False, **kwargs: Any) -> dict[str, Any]:
+                  budget_s: float = 1.0, locate: bool = False, **kwargs: Any) -> dict[str, Any]:
     """Score one verl rollout with a ConsensusPR reward (formulas: :mod:`training_recipes.rewards`).
 
     Args:
         data_source: verl's dataset tag (unused; every source is scored the same way).
         solution_str: the decoded response.
-        ground_truth: the gold answer (``reward_model.ground_truth``).
-        extra_info: holds ``nodes`` (list or JSON string) and, for ``cl``, ``epoch``.
+        ground_truth: the gold answer (``reward_model.ground_truth``): a non-empty string or a
+            finite number; None, NaN or a boolean raise ``ValueError`` (the rule of every reader).
+        extra_info: a dict holding ``nodes`` (list or JSON string) and, for ``cl``, ``epoch``.
         mode, alpha, switch_epoch: the ConsensusPR reward (``reward_kwargs`` in verl's config).
         guard: the reward-hacking guard (on by default).
         epoch: current epoch for ``cl`` when not in ``extra_info``.
         think_prefilled: the chat template opened ``<think>`` for the model (a response without
             ``</think>`` has no answer); think_format: trace/answer markers (default
             ``think,sky-t1``, see ``consensus_metrics.ThinkFormat``).
+        budget_s: scoring time per completion (finite, > 0); out of it, see the module docstring.
         locate: also return ``left_path`` and ``left_path_position`` (module doc; logs only).
     """
+    return _score_rows([(data_source, solution_str, ground_truth, extra_info)], mode, alpha, switch_epoch, guard,
+                       epoch, think_prefilled, think_format, budget_s, locate=locate)[0]
+
+
+def compute_score_batch(data_sources, solution_strs, ground_truths, extra_infos, mode: str = "linear",
+                        alpha: float = 0.5, switch_epoch: float = 1.0, guard: bool = True, epoch: float | None = None,
+                        think_prefilled: bool = False, think_format: str | None = None, budget_s: float = 1.0,
+                        workers: int = 0, locate: bool = False, **kwargs: Any) -> list[dict[str, Any]]:
+    """:func:`compute_score` of a whole batch (verl's batch reward manager passes the columns), one
+    dict per rollout; ``workers`` > 1 scores in a pool of processes. A rollout that timed out gets
+    the mean score of the rollouts of its problem (``extra_info["id"]``, else ``"index"``) that did
+    not: zero advantage in its group (module docstring).
+
+    >>> nodes = {"id": "a", "nodes": [{"id": "n1", "text": "48/2=24"}]}
+    >>> [r["score"] for r in compute_score_batch(["x", "x"], ["48/2 = 24 \\boxed{72}", "\\boxed{7}"],
+    ...                                          ["72", "72"], [nodes, nodes], mode="max")]
+    [1.0, 0.0]
+    """
+    rows = list(zip(data_sources, solution_strs, ground_truths, extra_infos, strict=True))
+    results = _score_rows(rows, mode, alpha, switch_epoch, guard, epoch, think_prefilled, think_format, budget_s,
+                          workers, per_completion_fallback=False, locate=locate)
+    groups: dict[Any, list[int]] = {}
+    for i, (_, _, ground_truth, extra_info) in enumerate(rows):
+        info = extra_info if isinstance(extra_info, dict) else {}
+        key = info.get("id", info.get("index"))
+        groups.setdefault(("id", str(key)) if key is not None else ("gold", str(ground_truth)), []).append(i)
+    for members in groups.values():
+        scored = [results[i]["score"] for i in members if not results[i]["timed_out"]]
+        for i in members:
+            if results[i]["timed_out"]:
+                results[i]["score"] = sum(scored) / len(scored) if scored else 0.0
+    return results
+
+
+def _extra_info(extra_info: Any, data_source: str) -> dict:
+    if extra_info is None:
+        return {}
+    if not isinstance(extra_info, dict):
+        raise ValueError(f"verl compute_score: extra_info of {data_source} must be a dict (with 'nodes'), "
+                         f"got {type(extra_info).__name__} {extra_info!r:.80}")
+    return extra_info
+
+
+def _score_rows(rows, mode, alpha, switch_epoch, guard, epoch, think_prefilled, think_format, budget_s, workers=0,
+                per_completion_fallback=True, locate=False) -> list[dict[str, Any]]:
+    """Results of ``(data_source, solution_str, ground_truth, extra_info)`` rows (see
+    :func:`compute_score`); ``per_completion_fallback``: a timed-out row is scored on its outcome
+    alone, else its score is left for the caller (0.0)."""
     from consensus_metrics.answer import resolve_think_format
+    from consensus_metrics.budget import check_budget
     from consensus_metrics.chat_template import parse_setting
+    from consensus_metrics.records import check_answer_field
 
     fmt = resolve_think_format(think_format, parse_setting(think_prefilled) == "true")
     if mode not in MODES:
         raise ValueError(f"verl compute_score: unknown mode {mode!r}; expected one of {MODES}")
-    extra_info = extra_info or {}
-    nodes = normalise_nodes(extra_info.get("nodes"), where=f"extra_info of {data_source}")
-    if mode == "cl":
-        epoch = extra_info.get("epoch", epoch)
-        if epoch is None:
+    budget_s = check_budget(budget_s, "verl compute_score: budget_s")
+    if budget_s is None:
+        raise ValueError("verl compute_score: budget_s must be a finite number > 0, got None")
+    texts, golds, node_lists, clocks = [], [], [], []
+    for data_source, solution_str, ground_truth, extra_info in rows:
+        extra_info = _extra_info(extra_info, data_source)
+        golds.append(check_answer_field(ground_truth, f"verl compute_score: {data_source}", "ground_truth"))
+        node_lists.append(normalise_nodes(extra_info.get("nodes"), where=f"extra_info of {data_source}"))
+        texts.append(solution_str or "")
+        clock = extra_info.get("epoch", epoch) if mode == "cl" else 0.0
+        if clock is None:
             raise ValueError("verl compute_score: mode 'cl' needs the current epoch in extra_info['epoch'] "
                              "or reward_kwargs.epoch")
+        if isinstance(clock, bool) or not isinstance(clock, numbers.Real) or not math.isfinite(clock):
+            raise ValueError(f"verl compute_score: the epoch must be a finite number, got {clock!r}")
+        clocks.append(float(clock))
     guard_config = GuardConfig(enabled=bool(guard))
-    score = score_completions([solution_str or ""], [str(ground_truth)], [nodes], guard=guard_config,
-                              need_nodes=mode != "outcome" or bool(nodes), think_format=fmt)[0]
-    reward = mix_reward(mode, score.acc, score.ncr, alpha, float(epoch or 0.0), switch_epoch)
-    out = {
-        "score": reward,
-        "acc": score.acc,
-        "ncr": score.acc if score.ncr is None else score.ncr,
-        "has_nodes": bool(nodes),
-        "guarded": score.guard,
-    }
-    if str(locate).strip().lower() in ("true", "1", "yes"):  # logs only: where the response leaves the path
-        from consensus_metrics.locate import locate_first_error
+    need_nodes = mode != "outcome" or any(node_lists)
+    scores = score_completions(texts, golds, node_lists, guard=guard_config, need_nodes=need_nodes,
+                               think_format=fmt, budget_s=budget_s, workers=workers)
+    results = []
+    problems = [(_extra_info(extra_info, source).get("problem")) for source, _, _, extra_info in rows]
+    for text, gold, nodes, clock, score, problem in zip(texts, golds, node_lists, clocks, scores, problems):
+        acc, ncr = score.acc, score.ncr
+        if score.timed_out:  # the outcome alone: never a node credit cut short by the budget
+            acc = _outcome_alone(text, gold, fmt, budget_s) if per_completion_fallback else 0.0
+            ncr = None
+        results.append({
+            "score": mix_reward(mode, acc, ncr, alpha, clock, switch_epoch),
+            "acc": acc,
+            "ncr": acc if ncr is None else ncr,
+            "has_nodes": bool(nodes),
+            "guarded": score.guard,
+            "timed_out": score.timed_out,
+        })
+        if str(locate).strip().lower() in ("true", "1", "yes"):  # logs only: where the response leaves the path
+            from consensus_metrics.locate import locate_first_error
 
-        problem = extra_info.get("problem")
-        loc = locate_first_error(solution_str or "", nodes, answer_correct=None if score.timed_out else bool(score.acc),
-                                 problem=problem if isinstance(problem, str) else None)
-        out["left_path"] = float(loc.step is not None)
-        out["left_path_position"] = -1.0 if loc.position is None else float(loc.position)
-    return out
+            loc = locate_first_error(text, nodes, answer_correct=None if score.timed_out else bool(score.acc),
+                                     problem=problem if isinstance(problem, str) else None)
+            results[-1]["left_path"] = float(loc.step is not None)
+            results[-1]["left_path_position"] = -1.0 if loc.position is None else float(loc.position)
+    return results
+
+
+def _outcome_alone(text: str, gold: str, think_format, budget_s: float) -> float:
+    """``acc`` of a completion whose full scoring ran out of time, from the answer check alone
+    under a budget of its own (0.0 when even that cannot decide)."""
+    from consensus_metrics.answer import check_answer
+    from consensus_metrics.budget import Deadline
+
+    verdict = check_answer(text, gold, Deadline(budget_s), think_format)
+    return 0.0 if verdict["timed_out"] else float(verdict["acc"])
 
 
 def to_verl_rows(records: list[dict], data_source: str, prompt_template: str = DEFAULT_PROMPT_TEMPLATE) -> list[dict]:
@@ -137,19 +230,37 @@ def export_parquet(data: str | Path, out: str | Path, data_source: str | None = 
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_suffix(out.suffix + ".tmp")
-    pd.DataFrame(rows).to_parquet(tmp, index=False)
-    tmp.replace(out)
+    try:
+        pd.DataFrame(rows).to_parquet(tmp, index=False)
+        tmp.replace(out)
+    except BaseException:  # a full disk: no partial file is left
+        tmp.unlink(missing_ok=True)
+        raise
     return out
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The export command; bad input or output is one line on stderr and exit status 2: a missing
+    or bad ``--data`` (its ``file:line``), an ``--out`` that is the input, a folder or cannot be
+    written, a disk that fills up (no partial file is left)."""
+    from consensus_metrics.outputs import OutputPathError, check_output_file
+
     parser = argparse.ArgumentParser(prog="python -m training_recipes.verl_adapter",
                                      description="Export a docs/SPEC.md §2 training split to verl's parquet layout.")
     parser.add_argument("--data", required=True, help="docs/SPEC.md §2 JSONL file")
     parser.add_argument("--out", required=True, help="output .parquet")
     parser.add_argument("--data_source", default=None)
     args = parser.parse_args(argv)
-    print(export_parquet(args.data, args.out, args.data_source))
+    try:
+        check_output_file(args.out, [("--data", args.data)])
+        print(export_parquet(args.data, args.out, args.data_source))
+    except (TrainingDataError, OutputPathError) as err:
+        print(f"python -m training_recipes.verl_adapter: error: {err}", file=sys.stderr)
+        return 2
+    except OSError as err:
+        print(f"python -m training_recipes.verl_adapter: error: --out {args.out}: cannot write: "
+              f"{err.strerror or err}", file=sys.stderr)
+        return 2
     return 0
 
 

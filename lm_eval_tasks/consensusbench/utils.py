@@ -14,7 +14,9 @@ Per problem (``process_results``), with ``c`` = number of correct generations ou
 * ``ncr`` = mean NCR of the n generations; omitted when the problem has no nodes (undefined),
 * ``tpn`` = mean TPN over the generations where it is defined (>= 1 node covered); omitted
   when no generation covers a node,
-* ``n_tokens`` = mean trajectory length in TPN units (the evaluated model's tokens),
+* ``n_tokens`` = mean trajectory length in TPN units (the evaluated model's tokens), over the
+  generations whose length is known (a scoring that ran out of its budget before the count
+  leaves it unknown; omitted when no generation's length is known),
 * ``ncr_undefined`` / ``tpn_undefined`` / ``think_unclosed`` / ``timed_out`` = how many of the
   n generations had undefined NCR / undefined TPN / an unclosed ``<think>`` / a matcher timeout,
 * ``trace_missing`` = ``[generations without any trace marker although the model's chat template
@@ -152,18 +154,38 @@ def load_consensusbench(data_file: str, data_dir: str | None = None, **metadata:
         )
     think_format = resolve_think_format(metadata, tokenizer_name)
     nodes_file = display_data_path(path)
-    budget = metadata.get(BUDGET_KEY)
+    budget = resolve_budget(metadata)
     for row in rows:
         row["tpn_tokenizer"] = tokenizer_name
         row["think_format"] = think_format
         row["nodes_file"] = nodes_file
         if budget is not None:
-            row[BUDGET_KEY] = float(budget)
+            row[BUDGET_KEY] = budget
     try:
         dataset = datasets.Dataset.from_list(rows)
     except Exception as err:  # pyarrow raises several types for inconsistent columns
         raise ValueError(f"{path}: rows have inconsistent field types ({err})") from err
     return {"test": dataset}
+
+
+def resolve_budget(metadata: dict[str, Any]) -> float | None:
+    """The ``budget_s`` of the task metadata as seconds (a number, or a string of one, as
+    ``--model_args`` passes it), ``None`` when unset; anything but a finite number > 0 is a
+    ``ValueError`` naming the key, before any generation.
+
+    >>> resolve_budget({"budget_s": "2.5"}), resolve_budget({})
+    (2.5, None)
+    """
+    value = metadata.get(BUDGET_KEY)
+    if isinstance(value, str):
+        try:
+            value = float(value)
+        except ValueError:
+            pass
+    try:
+        return consensus_metrics.budget.check_budget(value, f"task metadata {BUDGET_KEY}")
+    except ValueError as err:
+        raise ValueError(f"ConsensusBench: {err}") from None
 
 
 def display_data_path(path: Path) -> str:
@@ -242,16 +264,17 @@ def process_results(doc: dict, results: Sequence[Any]) -> dict[str, Any]:
     string under lm-eval's default ``take_first`` filter). See the module docstring for keys.
     """
     generations = results[0] if isinstance(results[0], (list, tuple)) else [results[0]]
-    texts = [text if isinstance(text, str) else "" for text in generations]
+    texts = [text if isinstance(text, str) else "" for text in generations] or [""]  # none: an empty one
     tokenizer = load_tokenizer(doc.get("tpn_tokenizer") or "")
     # Start this thread's matcher sandbox before the clock runs: the first start (about 1 s)
     # would otherwise eat the per-trajectory budget and flag a timeout. A no-op afterwards.
     consensus_metrics.warmup()
     think_format = doc.get("think_format") or None  # docs from before the setting: the default
+    budget = doc.get(BUDGET_KEY)
+    budget = consensus_metrics.DEFAULT_BUDGET_S if budget is None else float(budget)
     scores = [
         consensus_metrics.score_trajectory(text, doc["nodes"], doc["answer"], tokenizer=tokenizer,
-                                           think_format=think_format,
-                                           budget_s=float(doc.get(BUDGET_KEY) or consensus_metrics.DEFAULT_BUDGET_S))
+                                           think_format=think_format, budget_s=budget)
         for text in texts
     ]
     for text, score in zip(texts, scores):  # where it leaves the consensus path: the per-sample log only
@@ -269,7 +292,9 @@ def process_results(doc: dict, results: Sequence[Any]) -> dict[str, Any]:
         out["ncr"] = sum(ncrs) / len(ncrs)
     if tpns:
         out["tpn"] = sum(tpns) / len(tpns)
-    out["n_tokens"] = sum(score["n_tokens"] for score in scores) / n
+    lengths = [score["n_tokens"] for score in scores if score["n_tokens"] is not None]
+    if lengths:  # a generation whose scoring ran out of time has no known length: left out
+        out["n_tokens"] = sum(lengths) / len(lengths)
     out["ncr_undefined"] = n - len(ncrs)
     out["tpn_undefined"] = n - len(tpns)
     out["think_unclosed"] = sum(int(bool(score["think_unclosed"])) for score in scores)

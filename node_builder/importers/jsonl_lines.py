@@ -15,15 +15,22 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Iterator
+from itertools import chain
 from pathlib import Path
 
-from consensus_metrics.records import LineError, describe_line_error, jsonl_values
+from consensus_metrics.records import InputFileError, LineError, describe_line_error, jsonl_values
 from node_builder.schema import BadInput, Skipped
 
 
 def read_jsonl(path: str | Path) -> Iterator[tuple[str, dict | BadInput]]:
     path = Path(path)
-    for lineno, obj, err in jsonl_values(path, encoding_errors="strict"):
+    values = jsonl_values(path, encoding_errors="strict")
+    try:
+        first = next(values, None)  # the file is opened here
+    except InputFileError as err:  # a FIFO or device in a folder of runs: never read, the file skipped
+        yield str(path), BadInput(str(path), str(err).removeprefix(f"{path}: "))
+        return
+    for lineno, obj, err in chain([first] if first is not None else [], values):
         where = f"{path}:{lineno}"
         if isinstance(err, LineError):  # bytes that are not UTF-8, a lone surrogate: this line only
             yield where, BadInput(where, describe_line_error(err))

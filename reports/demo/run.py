@@ -106,7 +106,9 @@ def harness_agreement(out: Path, subset: dict) -> tuple[int, int]:
     agree = total = 0
     for model in dict.fromkeys(run["model"] for run in subset["runs"]):
         for path in sorted((out / "real" / model).glob("samples_*.jsonl")):
-            for line in path.read_text(encoding="utf-8").splitlines():
+            for line in path.read_text(encoding="utf-8").split("\n"):  # "\n" only: rows may hold U+2028
+                if not line.strip():
+                    continue
                 record = json.loads(line)
                 verdict = (record["doc"].get("import") or {}).get("harness_score")
                 if verdict is None:

@@ -112,7 +112,7 @@ def build(raw: Path, out: Path, size: int = 100, shipped: Path = SHIPPED) -> dic
     problems = [{"id": "math500/" + str(r["unique_id"]).removesuffix(".json"), "level": int(r["level"]),
                  "problem": r["problem"]} for r in _read_jsonl(bench)]
     if shipped.is_file():
-        known = {json.loads(line)["id"] for line in shipped.read_text(encoding="utf-8").splitlines() if line.strip()}
+        known = {json.loads(line)["id"] for line in shipped.read_text(encoding="utf-8").split("\n") if line.strip()}
         unknown = [p["id"] for p in problems if p["id"] not in known]
         if unknown:
             raise SubsetError(f"{bench}: {len(unknown)} problem id(s) not in {shipped}, e.g. {unknown[:3]}")
