@@ -349,7 +349,7 @@ def test_json_nested_deeper_than_the_decoder_goes_costs_its_row_only(tmp_path):
     run.parent.mkdir()
     run.write_text("[" * 200_000 + "]" * 200_000 + "\n" + good + "\n")
     loaded = load(run.parent, "gsm8k", RUN_MAPS["llm-reasoners"])
-    assert [(s.where, s.reason) for s in loaded.skipped] == [(f"{run}:1", "JSON nested too deeply at column 1")]
+    assert [(s.where, s.reason) for s in loaded.skipped] == [(f"{run}:1", "malformed JSON (nested too deeply at column 1)")]
     assert len(loaded.problems) == 1
     tools = (RUNS / "skythought_tools/aime24/Qwen2.5-32B-Instruct-still2_sys_zero@7d33531.json").read_text()
     deep = tmp_path / "json" / "Qwen2.5-32B-Instruct-x@y.json"
