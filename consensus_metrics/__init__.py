@@ -10,7 +10,8 @@ Public API (see docs/SPEC.md §3-§4 and the README):
 
 Modules, one concern each: ``normalize`` (canonical tokens), ``numbers`` (exact rationals),
 ``relations`` (equation chains), ``matching`` (node coverage), ``symbolic`` (bounded sympy
-fallback), ``answer`` (math-verify Acc; where the answer is: ``ThinkFormat``, ``<think>`` and Sky-T1 markers), ``records`` (reading docs/SPEC.md §2 files), ``tokens`` (TPN token positions), ``metrics`` (scores and
+fallback), ``answer`` (math-verify Acc; where the answer is: ``ThinkFormat``, ``<think>`` and Sky-T1 markers), ``records`` (reading docs/SPEC.md §2 files), ``messages`` (chat messages whose trace a trainer or server
+split off, as one trajectory text), ``tokens`` (TPN token positions), ``metrics`` (scores and
 aggregates), ``batch`` (many trajectories, worker processes), ``budget`` and ``sandbox`` (hard
 time limits on any thread), ``nodes`` (node schema validation), ``cli`` (``python -m
 consensus_metrics score``), ``outputs`` and ``argtypes`` (every CLI's output-path checks, lock
