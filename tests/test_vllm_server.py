@@ -61,21 +61,23 @@ def test_lm_eval_local_chat_completions_against_vllm(tmp_path):
     assert sampled.returncode == 0, sampled.stdout[-4000:] + sampled.stderr[-4000:]
     (pass16_samples,) = (tmp_path / "out16").rglob("samples_consensusbench_gsm8k_pass16_*.jsonl")
     (sample,) = [json.loads(line) for line in pass16_samples.read_text().splitlines()]
-    assert len(sample["trajectories"]) == 16
+    assert len(sample["doc"]["consensusbench"]["trajectories"]) == 16
     assert len(set(sample["filtered_resps"][0])) > 1, "16 identical samples: seed=None not honoured"
 
     (results_file,) = (tmp_path / "out").rglob("results_*.json")
-    metrics = json.loads(results_file.read_text())["results"]["consensusbench_gsm8k"]
-    assert metrics["trajectories,none"] == 2
+    report = json.loads(results_file.read_text())
+    metrics = report["results"]["consensusbench_gsm8k"]
     assert 0.0 <= metrics["acc,none"] <= 1.0 and 0.0 <= metrics["ncr,none"] <= 1.0
-    assert metrics["ncr_undefined,none"] == 0 and metrics["timed_out,none"] == 0
     assert 0 < metrics["n_tokens,none"] <= 66
-    assert metrics["tpn_unit,none"] == model_dir  # model= in --model_args names the tokenizer
+    # model= in --model_args names the tokenizer
+    assert report["configs"]["consensusbench_gsm8k"]["metadata"]["tpn_unit"] == model_dir
     (samples_file,) = (tmp_path / "out").rglob("samples_consensusbench_gsm8k_*.jsonl")
     samples = [json.loads(line) for line in samples_file.read_text().splitlines()]
     assert len(samples) == 2
     for sample in samples:
-        (trajectory,) = sample["trajectories"]
+        entry = sample["doc"]["consensusbench"]
+        assert entry["generations"] == 1 and entry["ncr_undefined"] == 0 and entry["timed_out"] == 0
+        (trajectory,) = entry["trajectories"]
         assert sample["filtered_resps"][0][0].strip()  # the server generated text
         assert set(trajectory["positions"]) == set(trajectory["covered"])
     assert metrics["acc,none"] == pytest.approx(sum(s["acc"] for s in samples) / 2)
