@@ -260,7 +260,7 @@ def finalize_record(record: dict, shares: list[float], common_share: float, max_
     other problems cover it (in node order)."""
     stats = record["provenance"]["refine"]
     texts = texts if texts is not None else [set() for _ in record["nodes"]]
-    nodes, node_texts, too_common = [], [], []
+    nodes, node_texts, too_common, generic = [], [], [], []
     shares_of: dict[int, float] = {}
     for i, (node, share) in enumerate(zip(record["nodes"], shares)):
         if share > VERY_COMMON_SHARE:
@@ -268,6 +268,7 @@ def finalize_record(record: dict, shares: list[float], common_share: float, max_
             continue
         if elsewhere is not None and elsewhere[i] >= GENERIC_PROBLEMS and digit_free(node["text"]):
             stats["generic"] = stats.get("generic", 0) + 1  # an identity any problem may use
+            generic.append(node["text"])
             continue
         node["standalone"] = share <= common_share
         shares_of[id(node)] = share
@@ -276,11 +277,17 @@ def finalize_record(record: dict, shares: list[float], common_share: float, max_
     pruned, node_texts = prune_false_credit(nodes, node_texts, others)
     too_common += [n["text"] for n in nodes if not any(n is kept for kept in pruned)]
     stats["too_common"] += len(too_common)
+    if generic and not nodes:
+        _add_note(record, f"only statements too generic to tell this problem apart ({', '.join(generic)}), "
+                          f"stated by {GENERIC_PROBLEMS}+ other problems' solutions too")
     if too_common and not pruned:
         _add_note(record, f"only nodes that other problems' solutions state too often ({', '.join(too_common)}): "
                           "no evidence of this problem")
     kept = _one_node_per_step(_without_duplicates(pruned))
     stats["redundant"] += len(pruned) - len(kept)
+    if pruned and not kept:
+        _add_note(record, f"only duplicates or members of one enumeration ({', '.join(n['text'] for n in pruned)}): "
+                          "no single key result")
     capped = _cap(kept, max_nodes)
     stats["over_cap"] += len(kept) - len(capped)
     if len(capped) == 1 and not capped[0]["standalone"] and lone_share(capped[0], pruned, shares_of) <= MAX_FALSE_CREDIT:

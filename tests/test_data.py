@@ -96,7 +96,12 @@ def test_test_set_nodes_come_from_multi_model_consensus(stats):
     for name in TEST_SETS:
         records = _records(name)
         with_models = [r for r in records if len(r["provenance"]["voices"]) > 1 and r["nodes"]]
-        assert len(with_models) >= stats[name]["with_nodes"] * 0.9, name  # nearly all: several voices
+        # nearly all where many runs are staged; AIME 2024's hardest problems no staged model solves
+        share = 0.6 if name == "aime24" else 0.9
+        assert len(with_models) >= stats[name]["with_nodes"] * share, name
+        for r in records:  # one voice only where no model solved the problem: the reference's solutions
+            if r["nodes"] and r["provenance"]["single_voice"]:
+                assert not any(s.startswith("model:") for s in r["provenance"]["sources"]), r["id"]
         assert any(v.startswith("model:") for r in with_models for v in r["provenance"]["sources"])
         for r in records:
             prov = r["provenance"]

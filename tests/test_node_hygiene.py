@@ -234,3 +234,20 @@ def test_one_equation_rearranged_is_one_node_and_an_enumeration_is_no_node():
                         node("x^{13} - 1", "expression", 1.0, 0.1), node("z^{13} - 1", "expression", 0.5, 0.2)]}
     [out] = finalize_records([record], [])
     assert [n["text"] for n in out["nodes"]] == ["x^{13} - 1", "27 = a^2+\\dfrac{46}a"]
+
+
+def test_a_record_left_empty_by_finalize_says_why():
+    from node_builder.finalize import finalize_records
+
+    def record(*texts):
+        return {"id": "t/a", "provenance": {"note": "", "refine": {"too_common": 0, "redundant": 0, "over_cap": 0}},
+                "nodes": [{"id": "", "text": t, "kind": "equation", "forms": [t], "value": None, "support": 1.0,
+                           "position": i / 10, "standalone": True} for i, t in enumerate(texts)]}
+
+    [out] = finalize_records([record("2^2 = 4", "2^3 = 8", "2^4 = 16")], [])  # only an enumeration
+    assert out["nodes"] == [] and "enumeration (2^2 = 4, 2^3 = 8, 2^4 = 16)" in out["provenance"]["note"]
+    problems = [Problem(f"t/{i}", "t", "?", "1", trajectories=[Trajectory(
+        "so a = b + c here" if i % 10 == 1 else f"so x = {i}", "reference")]) for i in range(40)]
+    # a digit-free statement 4 other problems' solutions of 39 state too
+    [out] = finalize_records([record("a = b + c")], problems)
+    assert out["nodes"] == [] and "too generic" in out["provenance"]["note"]
