@@ -81,13 +81,18 @@ demo-nodes: setup compile
 	$(PY) -m reports.demo.nodes --raw $(RAW) --out reports/demo/nodes
 
 ## test: the whole suite, real lm-eval / vLLM server / TRL runs included (what CI runs); the data
-## rebuild test reads $(RAW) and is skipped, with its reason in the summary (-rs), where RAW is missing
+## rebuild test reads $(RAW) and is skipped, with its reason in the summary (-rs), where RAW is missing.
+## Both cores (pytest-xdist): each file's tests stay on one worker, so its module and session
+## fixtures are made once (--dist loadfile); the long files start first (tests/conftest.py).
+## TEST_WORKERS=0: one process.
+TEST_WORKERS ?= 2
+XDIST = $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder)
 test: setup compile vllm-env model chromium
-	CONSENSUSBENCH_RAW=$(abspath $(RAW)) $(PY) -m pytest -q -rs -p no:cacheprovider --durations=15; rc=$$?; if [ $$rc -eq 5 ]; then rc=0; fi; exit $$rc
+	CONSENSUSBENCH_RAW=$(abspath $(RAW)) $(PY) -m pytest -q -rs -p no:cacheprovider $(XDIST) --durations=15; rc=$$?; if [ $$rc -eq 5 ]; then rc=0; fi; exit $$rc
 
 ## test-fast: unit tests only (no model runs)
 test-fast: setup compile
-	$(PY) -m pytest -q -m "not slow and not server"; rc=$$?; if [ $$rc -eq 5 ]; then rc=0; fi; exit $$rc
+	$(PY) -m pytest -q -m "not slow and not server" $(XDIST); rc=$$?; if [ $$rc -eq 5 ]; then rc=0; fi; exit $$rc
 
 ## fuzz: the property tests on fresh random examples at length (CI runs a fixed set)
 fuzz: setup compile

@@ -12,7 +12,8 @@ Modules, one concern each: ``normalize`` (canonical tokens), ``numbers`` (exact 
 ``relations`` (equation chains), ``segment_plan`` (the sentences worth reading), ``text_index``
 and ``side_pairs`` (lookups in one sentence's tokens and chains), ``chaining`` (equalities across
 sentences), ``matching`` (node coverage), ``symbolic`` (bounded sympy fallback), ``locate`` (the first wrong step of a
-solution: ``steps``, ``step_facts``; its CLI ``locate_cli`` and file layouts ``step_files``), ``answer`` (math-verify Acc; where the answer is: ``ThinkFormat``, ``<think>`` and Sky-T1 markers), ``records`` (reading docs/SPEC.md §2 files), ``tokens`` (TPN token positions), ``metrics`` (scores and
+solution: ``steps``, ``step_facts``; its CLI ``locate_cli`` and file layouts ``step_files``), ``answer`` (math-verify Acc; where the answer is: ``ThinkFormat``, ``<think>`` and Sky-T1 markers), ``records`` (reading docs/SPEC.md §2 files), ``messages`` (chat messages whose trace a trainer or server
+split off, as one trajectory text), ``tokens`` (TPN token positions), ``metrics`` (scores and
 aggregates), ``batch`` (many trajectories, worker processes), ``budget`` and ``sandbox`` (hard
 time limits on any thread), ``nodes`` (node schema validation), ``cli`` (``python -m
 consensus_metrics score``), ``outputs`` and ``argtypes`` (every CLI's output-path checks, lock

@@ -259,6 +259,22 @@ def _probe_points(names) -> list[dict]:
     return [{n: Fraction(rng.randint(10**5, 10**9), rng.randint(10**2, 10**5)) for n in names} for _ in range(_PROBES)]
 
 
+def values_at_points(tokens, names) -> list[Fraction] | None:
+    """The exact values of a rational expression's ``(keys, kinds)`` at the deterministic random
+    points of :func:`exact_equivalent` (the same points for the same ``names``); ``None`` outside
+    the rational subset or at a pole.
+
+    >>> from consensus_metrics.normalize import tokenize_form
+    >>> a, b = values_at_points(tokenize_form("2x + 2"), ["x"]), values_at_points(tokenize_form("x + 1"), ["x"])
+    >>> {x / y for x, y in zip(a, b)}
+    {Fraction(2, 1)}
+    """
+    try:
+        return [_Evaluator(*tokens, point).run() for point in _probe_points(names)]
+    except (_Unsupported, ZeroDivisionError, OverflowError, RecursionError):
+        return None
+
+
 def exact_equivalent(a, b, mode: str, names) -> bool | None:
     """Decide equivalence by exact evaluation at random rational points (Schwartz-Zippel).
 

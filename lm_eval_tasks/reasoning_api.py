@@ -41,13 +41,16 @@ from typing import Any
 from lm_eval.api.registry import register_model
 from lm_eval.models.openai_completions import LocalChatCompletion
 
+from consensus_metrics.messages import REASONING_FIELDS as _REASONING_FIELDS
+
 log = logging.getLogger(__name__)
 
 MODEL_NAMES = ("consensusbench-chat-completions", "reasoning-chat-completions")
 """The names this model is registered under (``--model``)."""
-REASONING_FIELDS = ("reasoning_content", "reasoning")
-"""Where servers put the trace: ``reasoning_content`` (DeepSeek API, SGLang, vLLM < 0.10) and
-``reasoning`` (vLLM >= 0.10)."""
+REASONING_FIELDS = _REASONING_FIELDS
+"""Where servers put the trace: ``reasoning_content`` (DeepSeek API, SGLang, vLLM < 0.10),
+``reasoning`` (vLLM >= 0.10) and ``thinking`` (Ollama); the fields the TRL reward reads too
+(``consensus_metrics.messages``)."""
 
 
 def reasoning_of(message: dict[str, Any]) -> str | None:

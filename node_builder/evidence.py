@@ -34,7 +34,7 @@ from dataclasses import dataclass, field, replace
 from node_builder.expand import expand
 from node_builder.matcher import NUM, covered, number_of, surd_value, tokenize_form
 from node_builder.miner import Cluster, mine
-from node_builder.refine import DROP_REASONS, RefineConfig, drop_candidates
+from node_builder.refine import DROP_REASONS, RefineConfig, drop_candidates, readable_statement
 from node_builder.schema import Node, Problem, Trajectory
 
 
@@ -187,7 +187,7 @@ def gather(problem: Problem, config: RefineConfig | None = None, llm_nodes: list
     candidates += [Candidate(node, None) for node in llm_nodes or []]
     stats = {"candidates": len(candidates), **{reason: 0 for reason in DROP_REASONS}}
     kept = drop_candidates(problem, candidates, config, stats)
-    in_problem = coverage(problem.problem, kept)
+    in_problem = coverage(readable_statement(problem.problem), kept)
     stats["restates_problem"] += len(in_problem)
     kept = merge_computations([c for i, c in enumerate(kept) if i not in in_problem])
     answer_at = []

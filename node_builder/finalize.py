@@ -22,7 +22,9 @@ output):
    A digit-free node (:func:`node_builder.hygiene.digit_free`) that solutions of
    :data:`GENERIC_PROBLEMS` other problems state is an identity or definition any problem may use
    (``\sin^2\theta + \cos^2\theta = 1``, ``r = \sqrt{x^2+y^2}``): dropped (``generic``).
-3. **redundant** — a value and the arithmetic equation (or bare assignment) that computes it
+3. **redundant** — one node per result (equations that are one equation rearranged, expressions
+   equal up to their variables' names: the best supported stays; three or more nodes of one shape
+   around one shared number are the members of an enumeration and go); a value and the arithmetic equation (or bare assignment) that computes it
    are one step (``9`` and ``16-3-4=9``): a rare value stays and its equation goes; a common
    value goes and its equation stays (it carries the value's context: the computation).
 4. **cap** — at most ``max_nodes`` (8): rank by support, then standalone before common, then
@@ -51,8 +53,8 @@ from collections.abc import Iterable
 
 from tqdm import tqdm
 
-from node_builder.matcher import form_anchors, match_nodes, number_of, text_may_contain, tokenize_form
-from node_builder.hygiene import digit_free
+from node_builder.matcher import ID, NUM, form_anchors, match_nodes, number_of, text_may_contain, tokenize_form
+from node_builder.hygiene import digit_free, same_equation, skeleton
 from node_builder.refine import is_arithmetic_for, is_side_of_relation
 from node_builder.schema import Problem
 
@@ -145,6 +147,43 @@ def _holds_number(text: str, value) -> bool:
     magnitude = abs(value)
     key = f"#{magnitude.numerator}" + (f"/{magnitude.denominator}" if magnitude.denominator != 1 else "")
     return key in tokenize_form(text)[0]
+
+
+def _renamed(text: str) -> tuple:
+    """Canonical tokens with the variables numbered in order of appearance (``x^{13} - 1`` and
+    ``z^{13} - 1`` are one expression)."""
+    keys, kinds = tokenize_form(text)
+    names: dict[str, str] = {}
+    return tuple(names.setdefault(k, f"v{len(names)}") if kind == ID else k for k, kind in zip(keys, kinds))
+
+
+def _without_duplicates(nodes: list[dict]) -> list[dict]:
+    """One node per result: of equations that are one equation rearranged or multiplied through
+    (:func:`node_builder.hygiene.same_equation`) and of expressions equal up to the names of their
+    variables, the best supported (then the earliest) stays; three or more nodes of one shape
+    around one shared number (``2^2 = 4``, ``2^3 = 8``, ``2^4 = 16``; ``n \\equiv 0, 1, 2 \\pmod 5``:
+    members of an enumeration) all go."""
+    shapes: dict[tuple, list[tuple]] = {}
+    for node in nodes:
+        if node["kind"] != "value":
+            keys, kinds = tokenize_form(node["text"])
+            numbers = tuple(k for k, kind in zip(keys, kinds) if kind == NUM)
+            shapes.setdefault(skeleton(node["text"]), []).append(numbers)
+    listed = {shape for shape, members in shapes.items()
+              if len(members) >= 3 and any(len({m[i] for m in members}) == 1 for i in range(len(members[0])))}
+    ranked = sorted(nodes, key=lambda n: (-n["support"], n["position"], n["text"]))
+    out: list[dict] = []
+    for node in ranked:
+        if node["kind"] != "value" and skeleton(node["text"]) in listed:
+            continue
+        if node["kind"] == "equation" and any(o["kind"] == "equation" and same_equation(o["text"], node["text"])
+                                              for o in out):
+            continue
+        if node["kind"] == "expression" and any(o["kind"] == "expression" and _renamed(o["text"]) == _renamed(node["text"])
+                                                for o in out):
+            continue
+        out.append(node)
+    return [n for n in nodes if any(n is o for o in out)]
 
 
 def _one_node_per_step(nodes: list[dict]) -> list[dict]:
@@ -240,7 +279,7 @@ def finalize_record(record: dict, shares: list[float], common_share: float, max_
     if too_common and not pruned:
         _add_note(record, f"only nodes that other problems' solutions state too often ({', '.join(too_common)}): "
                           "no evidence of this problem")
-    kept = _one_node_per_step(pruned)
+    kept = _one_node_per_step(_without_duplicates(pruned))
     stats["redundant"] += len(pruned) - len(kept)
     capped = _cap(kept, max_nodes)
     stats["over_cap"] += len(kept) - len(capped)

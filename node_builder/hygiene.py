@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from node_builder.matcher import ID, NUM, OP, REL, covered, exact_equivalent, tokenize_form
+from node_builder.matcher import ID, NUM, OP, REL, covered, exact_equivalent, tokenize_form, values_at_points
 from node_builder.miner import balanced
 from node_builder.schema import Node
 
@@ -124,3 +124,43 @@ def is_identity(text: str) -> bool:
     left, right = (tokenize_form(side) for side in text.split("="))
     names = sorted({k for k, kind in zip(*left) if kind == ID} | {k for k, kind in zip(*right) if kind == ID})
     return bool(names) and exact_equivalent(left, right, "expr", names) is True
+
+
+def same_equation(a: str, b: str) -> bool:
+    r"""Two equations that are one equation rearranged or multiplied through by a constant or by
+    one of their variables (``27 = a^2 + rac{46}{a}``, ``27a = a^3 + 46``, ``a^3 - 27a + 46 = 0``):
+    their differences ``L - R`` are proportional, exactly at random rational points.
+
+    >>> same_equation("27 = a^2 + \\frac{46}{a}", "a^3 - 27a + 46 = 0"), same_equation("x + 1 = 3", "x = 5")
+    (True, False)
+    """
+    if a.count("=") != 1 or b.count("=") != 1 or a == b:
+        return False
+    sides = [tuple(tokenize_form(side) for side in text.split("=")) for text in (a, b)]
+    names = {k for pair in sides for keys, kinds in pair for k, kind in zip(keys, kinds) if kind == ID}
+    if not names:
+        return False
+    order = sorted(names)
+    diffs = []
+    for left, right in sides:
+        lv, rv = values_at_points(left, order), values_at_points(right, order)
+        if lv is None or rv is None:
+            return False
+        diffs.append([x - y for x, y in zip(lv, rv)])
+    if any(d == 0 for d in diffs[1]) or all(d == 0 for d in diffs[0]):
+        return False
+    ratios = [x / y for x, y in zip(*diffs)]
+    if len(set(ratios)) == 1:
+        return True
+    for name in order:  # a factor of one variable, or its inverse
+        at = values_at_points(((name,), (ID,)), order)
+        if at and (len({r / v for r, v in zip(ratios, at)}) == 1 or len({r * v for r, v in zip(ratios, at)}) == 1):
+            return True
+    return False
+
+
+def skeleton(text: str) -> tuple:
+    """A node's shape: its canonical tokens with every number alike (``2^3 = 8`` and ``2^4 = 16``
+    share one: members of an enumeration)."""
+    keys, kinds = tokenize_form(text)
+    return tuple("#" if kind == NUM else key for key, kind in zip(keys, kinds))

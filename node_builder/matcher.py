@@ -50,7 +50,7 @@ from consensus_metrics.normalize import ID, NUM, OP, REL, canonical_key, tokeniz
 from consensus_metrics.numbers import parse_value
 from consensus_metrics.relations import commutative_key, relation_chains, split_relation
 from consensus_metrics.surds import rational, surd_value
-from consensus_metrics.symbolic import exact_equivalent
+from consensus_metrics.symbolic import exact_equivalent, values_at_points
 
 _NUMBER_KEY = re.compile(r"^(neg )?#(\d+)(?:/(\d+))?$")
 
@@ -164,4 +164,4 @@ def _listed(toks, i: int) -> bool:
 __all__ = ["DEFAULT_THINK_FORMAT", "Deadline", "ID", "MatchBudgetExceeded", "canonical_key", "check_answer",
            "commutative_key", "covered", "exact_equivalent", "form_anchors", "match_nodes", "number_of", "numbers_in", "order_free_key",
            "parse_value", "rational", "relation_chains", "split_relation", "standalone_numbers", "surd_value",
-           "text_may_contain", "tokenize_form"]
+           "text_may_contain", "tokenize_form", "values_at_points"]

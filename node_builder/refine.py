@@ -157,8 +157,26 @@ def _definitions(problem_text: str) -> tuple:
     return tuple(out)
 
 
+_OVER = re.compile(r"\{([^{}]*)\\over\b([^{}]*)\}")
+
+
+def readable_statement(text: str) -> str:
+    r"""The statement with TeX's ``{a \over b}`` written ``rac{a}{b}``, as solutions write it
+    (the matcher reads ``rac``), so that a given copied into a solution is recognised as one.
+
+    >>> readable_statement("\\log_2\\left({x \\over yz}\\right) = {1 \\over 2}")
+    '\\log_2\\left(\\frac{x }{ yz}\\right) = \\frac{1 }{ 2}'
+    """
+    for _ in range(4):
+        new = _OVER.sub(r"\\frac{\1}{\2}", text)
+        if new == text:
+            break
+        text = new
+    return text
+
+
 def facts_of(problem: Problem, config: RefineConfig) -> Facts:
-    statement = problem.problem
+    statement = readable_statement(problem.problem)
     symbols = frozenset(k for k, kind in zip(*tokenize_form(statement)) if kind == ID)
     return Facts(asked(statement, problem.answer), answer_parts(problem.answer), part_letters(statement),
                  frozenset(number_words(statement) | numbers_in(statement)),

@@ -11,13 +11,18 @@ and ``nodes_file``, as ``load_consensusbench`` makes it) and is scored by the ta
 
 so ``python -m reports build OUT/<model>`` shows it beside real lm-eval runs. The aggregation is
 lm-eval's for these tasks: the mean over problems with its closed-form standard error (sample
-std / sqrt(n)) for ``acc``, ``ncr``, ``tpn``, ``n_tokens``, a problem left out of a metric where
-``process_results`` leaves it out, and totals for the counts.
+std / sqrt(n)) for ``acc``, ``ncr``, ``tpn``, ``n_tokens`` (and ``pass@k``), a problem left out of
+a metric where ``process_results`` leaves it out; the diagnostics go to the samples file
+(``doc.consensusbench``) and their totals to one line on stderr, as the tasks (version 1.2) do.
 
 Input: JSONL, one problem per line, ``{"id": ..., "completion": "..."}`` or ``{"id": ...,
 "completions": [...]}`` (several samples: pass@k as the ``_pass16`` tasks report it); ids are the
-ids of ``--data`` (a docs/SPEC.md §2 file, e.g. a leave-one-model-out node file). Other fields are kept
-in the doc under ``import``.
+ids of ``--data`` (a docs/SPEC.md §2 file, e.g. a leave-one-model-out node file). A completion may
+also be a chat message (or a list of them) whose trace a server or trainer split off
+(``reasoning_content``, ``reasoning``, ``thinking``), or the row may carry that trace beside a
+string completion: it goes back before the answer in ``--think-format``'s markers
+(``<think>…</think>`` by default), as the tasks read it. Other fields are kept in the doc under
+``import``.
 
 Bad input: a bad line of the trajectories file (not a JSON object, no id or completions, a
 problem given again) is reported as ``FILE:LINE: reason; skipped``. One line and exit status 2,
@@ -27,9 +32,9 @@ written, a ``--budget`` that is not a finite number > 0; and a disk that fills u
 written (no partial file is left).
 
 Idempotent: the results file records a fingerprint of the inputs and settings (SHA-256 of the
-trajectories and node files, tokenizer, think format); importing the same thing into the same
-folder again is skipped, so a rerun of ``make demo`` costs nothing, and importing the same
-trajectories with a new node file or settings replaces the earlier import. A second, different
+trajectories and node files, tokenizer, think format, the task version written); importing the
+same thing into the same folder again is skipped, so a rerun of ``make demo`` costs nothing, and
+importing the same trajectories with a new node file or settings replaces the earlier import. A second, different
 run of one model into the same folder becomes its repeat (rows ``#1``, ``#2`` of the report).
 
 Example::
@@ -60,7 +65,8 @@ from consensus_metrics.records import InputFileError, check_input_file, iter_jso
 from .loading import ReportInputError
 
 MEAN_METRICS = ("acc", "ncr", "tpn", "n_tokens")
-TOTAL_METRICS = ("ncr_undefined", "tpn_undefined", "think_unclosed", "timed_out")
+VERSION = 1.2
+"""The task version the imported runs are written as (``lm_eval_tasks/consensusbench`` YAMLs)."""
 IMPORT_KEY = "consensusbench_import"
 """Top-level key of an imported results file: where the run came from and how it was scored."""
 _SAFE = re.compile(r"[^A-Za-z0-9._@+-]+")
@@ -88,11 +94,20 @@ def _report(message: str) -> None:
     print(message, file=sys.stderr)
 
 
-def read_trajectories(path: Path, on_bad_line=_report) -> list[dict[str, Any]]:
+def read_trajectories(path: Path, think_format: str | None = None, on_bad_line=_report) -> list[dict[str, Any]]:
     """``[{"id", "texts": [...], "extra": {...}}]`` from the input JSONL. A bad line (not a JSON
     object, no id, no completions, a problem given again) is reported as ``FILE:LINE: reason;
     skipped`` through ``on_bad_line`` and skipped; no usable line at all is an error naming the
-    first bad one."""
+    first bad one.
+
+    A completion is a string, or a chat message (``{"role": "assistant", "content": ...}``, or a
+    list of messages) whose split-off trace (``reasoning_content``, ``reasoning``, ``thinking``)
+    goes back before the answer between ``think_format``'s markers
+    (:mod:`consensus_metrics.messages`); a row may also carry the trace beside ``completion`` in
+    such a field (a string; a list aligned with ``completions``), as API dumps keep it.
+    """
+    from consensus_metrics.messages import REASONING_FIELDS, conversation_text, message_text
+
     rows, seen, bad = [], {}, []
 
     def skip(message: str) -> None:
@@ -105,24 +120,54 @@ def read_trajectories(path: Path, on_bad_line=_report) -> list[dict[str, Any]]:
             skip(f"{path}:{lineno}: no problem 'id'")
             continue
         if "completions" in row:
-            texts = row["completions"]
+            items = row["completions"]
         elif "completion" in row:
-            texts = [row["completion"]]
+            items = [row["completion"]]
         else:
             skip(f"{path}:{lineno}: no 'completion' (a string) or 'completions' (a list)")
             continue
-        if not isinstance(texts, list) or not texts or not all(isinstance(t, str) for t in texts):
-            skip(f"{path}:{lineno}: the completions of {pid!r} must be strings")
+        if not isinstance(items, list) or not items or not all(_is_completion(t) for t in items):
+            skip(f"{path}:{lineno}: the completions of {pid!r} must be strings or chat messages")
             continue
+        field = next((f for f in REASONING_FIELDS if row.get(f) is not None), None)
+        traces: list = [None] * len(items)
+        if field is not None:
+            traces = row[field] if "completions" in row else [row[field]]
+            if not isinstance(traces, list) or len(traces) != len(items) or not all(
+                    t is None or isinstance(t, str) for t in traces):
+                skip(f"{path}:{lineno}: '{field}' of {pid!r} must be "
+                     + ("a list of strings, one per completion" if "completions" in row else "a string"))
+                continue
+        if field is not None and any(trace and not isinstance(item, str) for item, trace in zip(items, traces)):
+            skip(f"{path}:{lineno}: '{field}' of {pid!r} goes with string completions; "
+                 "a chat message carries its own")
+            continue
+        texts = []
+        for item, trace in zip(items, traces):
+            text = item if isinstance(item, str) else conversation_text(item, think_format)
+            if trace:
+                text = message_text({"content": item, field: trace}, think_format) or ""
+            texts.append(text)
         if str(pid) in seen:
             skip(f"{path}:{lineno}: problem {pid!r} is already given on line {seen[str(pid)]}")
             continue
         seen[str(pid)] = lineno
-        extra = {k: v for k, v in row.items() if k not in ("id", "completion", "completions")}
+        extra = {k: v for k, v in row.items() if k not in ("id", "completion", "completions", field)}
         rows.append({"id": str(pid), "texts": texts, "extra": extra})
     if not rows:
         raise ReportInputError(f"{path}: no usable trajectories" + (f" (the first bad line: {bad[0]})" if bad else ""))
     return rows
+
+
+def _is_completion(item: Any) -> bool:
+    """A string, a chat message (a dict with ``content`` or a reasoning field) or a list of them."""
+    from consensus_metrics.messages import REASONING_FIELDS
+
+    if isinstance(item, str):
+        return True
+    if isinstance(item, dict):
+        return "content" in item or any(f in item for f in REASONING_FIELDS)
+    return isinstance(item, list) and bool(item) and all(isinstance(m, dict) and _is_completion(m) for m in item)
 
 
 def display_path(path: Path) -> str:
@@ -134,15 +179,16 @@ def display_path(path: Path) -> str:
 
 
 def _score_doc(args: tuple[dict, list[str]]) -> dict:
+    """The task's scoring of one problem: scores and diagnostics (``utils.score_generations``)."""
     from lm_eval_tasks.consensusbench import utils
 
     doc, texts = args
-    return utils.process_results(doc, [texts])
+    return utils.score_generations(doc, [texts])
 
 
 def _aggregate(per_doc: list[dict], repeats: int) -> dict[str, Any]:
-    from lm_eval_tasks.consensusbench import utils
-
+    """The results-table entry: the scores' means and standard errors, as lm-eval aggregates the
+    tasks (the diagnostics stay in the samples file, ``doc.consensusbench``)."""
     entry: dict[str, Any] = {}
     names = list(MEAN_METRICS) + sorted({k for out in per_doc for k in out if k.startswith("pass@")},
                                         key=lambda k: int(k.split("@")[1]))
@@ -153,12 +199,19 @@ def _aggregate(per_doc: list[dict], repeats: int) -> dict[str, Any]:
             continue
         entry[f"{name},none"] = mean
         entry[f"{name}_stderr,none"] = stderr if len(values) > 1 else "N/A"
-    for name in TOTAL_METRICS:
-        entry[f"{name},none"] = utils.total([out.get(name, 0) for out in per_doc])
-    entry["trace_missing,none"] = utils.stripped_check([out["trace_missing"] for out in per_doc])
-    entry["trajectories,none"] = utils.count_trajectories([out["trajectories"] for out in per_doc])
-    entry["tpn_unit,none"] = utils.tpn_units([out["tpn_unit"] for out in per_doc])
     return entry
+
+
+def _say_diagnostics(task: str, per_doc: list[dict]) -> None:
+    """The task's one warning line of diagnostic totals (and the stripped-trace alarm), on stderr."""
+    from lm_eval_tasks.consensusbench import utils
+
+    entries = [utils.diagnostics(out) for out in per_doc]
+    totals = {key: utils.total([e[key] for e in entries]) for key in ("generations", *utils.COUNTS)}
+    utils.stripped_check(totals["trace_missing"], totals["generations"])
+    line = utils.diagnostics_line(task, totals)
+    if line:
+        print(line, file=sys.stderr)
 
 
 def _imports(folder: Path) -> list[tuple[Path, dict]]:
@@ -219,12 +272,12 @@ def import_run(trajectories: str | os.PathLike, data: str | os.PathLike, model: 
         check_output_folder(folder, flag="--out")
     except OutputPathError as err:
         raise ReportInputError(str(err).replace(f"--out {folder}", f"--out {out}", 1)) from None
-    problems, rows, benchmark, repeats = _read_inputs(trajectories, data, benchmark)
     tokenizer_name = tokenizer or ""
     fmt = utils.resolve_think_format({"think_format": think_format, "think_prefilled": think_prefilled},
                                      tokenizer_name)
+    problems, rows, benchmark, repeats = _read_inputs(trajectories, data, benchmark, fmt)
     fingerprint = hashlib.sha256(json.dumps(
-        [file_sha256(trajectories), file_sha256(data), tokenizer_name, fmt, benchmark, model, budget_s],
+        [file_sha256(trajectories), file_sha256(data), tokenizer_name, fmt, benchmark, model, budget_s, VERSION],
         sort_keys=True).encode()).hexdigest()
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -246,7 +299,8 @@ def import_run(trajectories: str | os.PathLike, data: str | os.PathLike, model: 
         raise ReportInputError(f"--out {out}: cannot write: {err.strerror or err}") from None
 
 
-def _read_inputs(trajectories: Path, data: Path, benchmark: str | None) -> tuple[dict, list[dict], str, int]:
+def _read_inputs(trajectories: Path, data: Path, benchmark: str | None,
+                 think_format: str | None = None) -> tuple[dict, list[dict], str, int]:
     """``(problems by id, trajectory rows, benchmark, completions per problem)``, checked:
     both files exist, every row's id is a problem of ``data``, one benchmark, the same number of
     completions per problem; else :class:`ReportInputError`."""
@@ -259,7 +313,7 @@ def _read_inputs(trajectories: Path, data: Path, benchmark: str | None) -> tuple
         problems = {row["id"]: row for row in read_problem_file(data)}
     except ValueError as err:
         raise ReportInputError(str(err)) from err
-    rows = read_trajectories(trajectories)
+    rows = read_trajectories(trajectories, think_format)
     unknown = [row["id"] for row in rows if row["id"] not in problems]
     if unknown:
         raise ReportInputError(f"{trajectories}: {len(unknown)} problem id(s) not in {data}, e.g. {unknown[:3]}")
@@ -323,8 +377,12 @@ def _write_run(folder: Path, trajectories: Path, data: Path, benchmark: str, rep
     task = f"consensusbench_{benchmark}"
     stamp = dt.datetime.now().strftime("%Y-%m-%dT%H-%M-%S.%f")
     prompt_note = f"(imported: generated outside lm-eval{'; ' + meta['generation'] if meta['generation'] else ''})"
+    from lm_eval_tasks.consensusbench import utils
+
     lines = []
-    for index, (doc, row, scores) in enumerate(zip(docs, rows, per_doc)):
+    for index, (doc, row, out) in enumerate(zip(docs, rows, per_doc)):
+        scores = utils.scores_of(out)
+        doc = {**doc, utils.LOG_KEY: utils.diagnostics(out)}
         line = {"doc_id": index, "doc": doc, "target": doc["answer"],
                 "arguments": {"gen_args_0": {"arg_0": prompt_note, "arg_1": {}}},
                 "resps": [row["texts"]], "filtered_resps": [row["texts"]], "filter": "none",
@@ -332,6 +390,7 @@ def _write_run(folder: Path, trajectories: Path, data: Path, benchmark: str, rep
         lines.append(json.dumps(line, ensure_ascii=False))
     samples_path = folder / f"samples_{task}_{stamp}.jsonl"
     _write(samples_path, "\n".join(lines) + "\n")
+    _say_diagnostics(task, per_doc)
     results_path = folder / f"results_{stamp}.json"
     try:
         _write(results_path, json.dumps(_results(task, trajectories, data, repeats, rows, per_doc, settings, meta),
@@ -345,8 +404,9 @@ def _write_run(folder: Path, trajectories: Path, data: Path, benchmark: str, rep
 def _results(task: str, trajectories: Path, data: Path, repeats: int, rows: list[dict], per_doc: list[dict],
              settings: dict, meta: dict) -> dict:
     """The results JSON of an imported run, shaped like lm-eval's (``IMPORT_KEY`` says what it came from)."""
-    version = 1.1
+    version = VERSION
     fmt, tokenizer_name, nodes_file = settings["think_format"], settings["tpn_tokenizer"], settings["nodes_file"]
+    units = sorted({str(t.get("tpn_unit")) for out in per_doc for t in out["trajectories"] if t.get("tpn_unit")})
     return {
         "results": {task: {"alias": task, **_aggregate(per_doc, repeats)}},
         "group_subtasks": {},
@@ -354,7 +414,8 @@ def _results(task: str, trajectories: Path, data: Path, repeats: int, rows: list
             "task": task, "dataset_kwargs": {"data_file": data.name}, "repeats": repeats,
             "generation_kwargs": {"do_sample": False, "temperature": 0.0} if repeats == 1 else {"do_sample": True},
             "metadata": {"version": version, "data_dir": display_path(data.parent), "think_format": fmt,
-                         "tpn_tokenizer": tokenizer_name, "budget_s": settings["budget_s"]},
+                         "tpn_tokenizer": tokenizer_name, "tpn_unit": ", ".join(units),
+                         "budget_s": settings["budget_s"]},
         }},
         "versions": {task: version},
         "n-shot": {task: 0},
@@ -387,7 +448,7 @@ def add_parser(commands) -> None:
     """The ``import`` subcommand of ``python -m reports``."""
     sub = commands.add_parser("import", help="score trajectories from elsewhere into an lm-eval-shaped run",
                               description=__doc__.split("\n\n")[0])
-    sub.add_argument("trajectories", help="JSONL: {id, completion} or {id, completions} per problem")
+    sub.add_argument("trajectories", help="JSONL: {id, completion} or {id, completions} per problem (strings or chat messages)")
     sub.add_argument("--data", required=True, help="docs/SPEC.md §2 problem file the ids refer to (the nodes scored against)")
     sub.add_argument("--model", required=True, help="model name (the folder and the report's model column)")
     sub.add_argument("--out", required=True, help="output folder; the run goes to OUT/<model>/")

@@ -14,6 +14,15 @@ Only the ConsensusBench tasks (``consensusbench_<benchmark>[_<variant>]``) are r
 other tasks are listed in :attr:`Run.notes` and skipped. Every error names the offending path
 (and line for JSONL files) and raises :class:`ReportInputError`.
 
+Both output formats of the tasks are read. Task version 1.2 reports only the scores (``acc``,
+``ncr``, ``tpn``, ``n_tokens``, ``pass@k``) and keeps each problem's diagnostics in its samples
+line, under ``doc.consensusbench`` (the counts ``ncr_undefined``, ``tpn_undefined``,
+``think_unclosed``, ``timed_out``, ``trace_missing``, ``generations``, and ``trajectories``); the
+TPN tokenizer is in ``configs.<task>.metadata`` (``tpn_unit``, ``tpn_tokenizer``). Versions 1.0
+and 1.1 reported the counts as metrics and wrote them, with ``trajectories``, at the top level of
+each samples line. :func:`sample_diagnostics` reads a line of either; for a 1.2 task the counts
+are totalled from its samples file into :attr:`TaskResult.metrics`, as 1.1 reported them.
+
 Example::
 
     >>> runs = load_runs(["tests/fixtures/reports/greedy-192"])      # doctest: +SKIP
@@ -337,6 +346,9 @@ def _task_results(results: dict[str, Any], path: Path) -> tuple[list[TaskResult]
             continue
         metrics, text_metrics = split_metrics(entry, f"{path}: results.{name}")
         config = configs.get(name) or {}
+        metadata = config.get("metadata") if isinstance(config.get("metadata"), dict) else {}
+        if "tpn_unit" not in text_metrics and isinstance(metadata.get("tpn_unit"), str):
+            text_metrics["tpn_unit"] = metadata["tpn_unit"]  # 1.2: run configuration, not a metric
         count = (n_samples.get(name) or {}).get("effective")
         if count is None:
             count = entry.get("sample_len")
@@ -350,6 +362,62 @@ def _task_results(results: dict[str, Any], path: Path) -> tuple[list[TaskResult]
             samples_path=None,
         ))
     return tasks, skipped
+
+
+LOG_KEY = "consensusbench"
+"""The doc entry of a samples line (task version >= 1.2) that holds the problem's diagnostics."""
+COUNTS = ("ncr_undefined", "tpn_undefined", "think_unclosed", "timed_out", "trace_missing")
+"""The per-problem diagnostic counts of the tasks."""
+
+
+def sample_diagnostics(record: dict[str, Any], where: str = "samples line") -> dict[str, Any] | None:
+    """A samples line's diagnostics, ``{"generations", *COUNTS, "trajectories"}``, from either
+    format (module docstring); ``None`` when it has none (not written by the consensusbench
+    tasks). A count of the wrong type raises :class:`ReportInputError` naming ``where``.
+
+    >>> sample_diagnostics({"doc": {"consensusbench": {"generations": 1, "tpn_undefined": 1,
+    ...                                                 "trajectories": [{"acc": 0}]}}})["tpn_undefined"]
+    1
+    >>> old = {"doc": {}, "trajectories": [{"acc": 1}], "ncr_undefined": 0, "trace_missing": [1, 1]}
+    >>> sample_diagnostics(old)["trace_missing"], sample_diagnostics(old)["generations"]
+    (1, 1)
+    """
+    doc = record.get("doc")
+    entry = doc.get(LOG_KEY) if isinstance(doc, dict) else None
+    if not isinstance(entry, dict):
+        if not isinstance(record.get("trajectories"), list):
+            return None
+        entry = {key: record.get(key, 0) for key in COUNTS}
+        entry["trajectories"] = record["trajectories"]
+        if isinstance(entry["trace_missing"], list):  # 1.1 logged [missing, generations]
+            entry["trace_missing"] = entry["trace_missing"][0] if entry["trace_missing"] else 0
+    trajectories = entry.get("trajectories")
+    if not isinstance(trajectories, list):
+        raise ReportInputError(f"{where}: {LOG_KEY}.trajectories must be a list")
+    out: dict[str, Any] = {}
+    for key in ("generations", *COUNTS):
+        value = entry.get(key, len(trajectories) if key == "generations" else 0)
+        if not _is_number(value):
+            raise ReportInputError(f"{where}: '{key}' must be a number, got {value!r:.80}")
+        out[key] = int(value)
+    out["trajectories"] = trajectories
+    return out
+
+
+def _total_diagnostics(task: TaskResult) -> None:
+    """Fill a 1.2 task's diagnostic totals (as 1.1 reported them: the counts, ``trajectories`` =
+    generations) from its samples file."""
+    if task.samples_path is None or "trajectories" in task.metrics:
+        return
+    totals = {key: 0 for key in ("generations", *COUNTS)}
+    for lineno, record in iter_jsonl(task.samples_path):
+        entry = sample_diagnostics(record, f"{task.samples_path}:{lineno}")
+        if entry is not None:
+            for key in totals:
+                totals[key] += entry[key]
+    for key in COUNTS:
+        task.metrics[key] = float(totals[key])
+    task.metrics["trajectories"] = float(totals["generations"])
 
 
 def _attach_samples(task: TaskResult) -> None:
@@ -445,6 +513,7 @@ def load_runs(specs: list[str]) -> list[Run]:
             run.label = f"{run.label} ({seen[run.label]})"
     for run in runs:
         for task in run.tasks.values():
+            _total_diagnostics(task)
             if task.samples_path is None:
                 run.notes.append(
                     f"no samples file for {task.task} (run lm_eval with --log_samples): its "

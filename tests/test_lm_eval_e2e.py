@@ -10,6 +10,7 @@ the arithmetic of the reported numbers against the per-sample logs, not the mode
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -31,7 +32,7 @@ PASS16 = "consensusbench_aime24_pass16"
 def run(tmp_path_factory):
     model_dir = str(ensure_embedded_model())
     out = tmp_path_factory.mktemp("lm_eval_out")
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env = dict(os.environ)  # no --include_path: the installed hook finds the tasks (of this checkout)
     env.update(HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", TOKENIZERS_PARALLELISM="false",
                CONSENSUSBENCH_DATA_DIR=str(FIXTURE_DATA))
     done = subprocess.run(
@@ -48,46 +49,69 @@ def run(tmp_path_factory):
         task = path.name[len("samples_"):].rsplit("_", 1)[0]
         samples[task] = [json.loads(line) for line in path.read_bytes().splitlines()]
     return {"model_dir": model_dir, "report": json.loads(results_file.read_text()), "samples": samples,
-            "stdout": done.stdout}
+            "stdout": done.stdout, "stderr": done.stderr}
 
 
-def test_every_task_and_the_group_report_the_metrics(run):
+SCORES = {"acc", "ncr", "tpn", "n_tokens"}
+
+
+def test_every_task_and_the_group_report_the_scores_only(run):
     results = run["report"]["results"]
     assert set(results) == {"consensusbench", *TASKS, PASS16}
     for task in TASKS + [PASS16]:
         metrics = results[task]
-        for key in ("acc", "n_tokens", "ncr_undefined", "tpn_undefined", "think_unclosed", "timed_out",
-                    "trajectories", "tpn_unit"):
-            assert f"{key},none" in metrics, (task, key)
+        names = {key.split(",")[0].removesuffix("_stderr") for key in metrics if "," in key}
+        assert {"acc", "n_tokens"} <= names <= SCORES | {f"pass@{k}" for k in (1, 2, 4, 8, 16)}, (task, names)
         assert 0.0 <= metrics["acc,none"] <= 1.0
         assert 0 < metrics["n_tokens,none"] <= MAX_GEN_TOKS + 2
-        assert metrics["tpn_unit,none"] == run["model_dir"]  # TPN counted in SmolLM2 tokens
-        assert metrics["timed_out,none"] == 0
         assert "acc_stderr,none" in metrics
     for task in ("consensusbench_math500", "consensusbench_gsm8k", "consensusbench_aime24"):
-        assert 0.0 <= results[task]["ncr,none"] <= 1.0 and results[task]["ncr_undefined,none"] == 0
-    # The AIME 2025 fixture problems have no nodes: NCR undefined, counted, left out of the group NCR.
+        assert 0.0 <= results[task]["ncr,none"] <= 1.0
+    # The AIME 2025 fixture problems have no nodes: NCR undefined, left out of the group NCR.
     assert "ncr,none" not in results["consensusbench_aime25"]
-    assert results["consensusbench_aime25"]["ncr_undefined,none"] == 1
     group = results["consensusbench"]
     ncrs = [results[t]["ncr,none"] for t in TASKS if "ncr,none" in results[t]]
     assert group["ncr,none"] == pytest.approx(sum(ncrs) / len(ncrs))
     assert group["acc,none"] == pytest.approx(sum(results[t]["acc,none"] for t in TASKS) / 4)
     assert "n_tokens,none" in group
     assert run["report"]["higher_is_better"]["consensusbench_gsm8k"]["acc"] is True
+    # the printed table: scores only
+    table = run["stdout"][re.search(r"^\|\s*Tasks\s*\|", run["stdout"], re.M).start():]
+    for word in ("acc", "ncr", "n_tokens", "pass@16"):
+        assert re.search(rf"\|\s*{word}\s*\|", table), word
+    for word in ("ncr_undefined", "tpn_undefined", "think_unclosed", "timed_out", "trace_missing",
+                 "trajectories", "tpn_unit"):
+        assert word not in table, word
+
+
+def test_diagnostics_are_in_the_samples_and_said_once_per_task(run):
+    aime25 = run["samples"]["consensusbench_aime25"][0]["doc"]["consensusbench"]
+    assert aime25["generations"] == 1 and aime25["ncr_undefined"] == 1 and aime25["tpn_undefined"] == 1
+    for task in TASKS + [PASS16]:
+        entries = [sample["doc"]["consensusbench"] for sample in run["samples"][task]]
+        assert all(e["timed_out"] == 0 for e in entries)
+        lines = [line for line in run["stderr"].splitlines() if f"ConsensusBench {task}:" in line]
+        if any(e[key] for e in entries for key in ("ncr_undefined", "tpn_undefined", "think_unclosed",
+                                                     "timed_out", "trace_missing")):
+            assert len(lines) == 1, (task, lines)
+        else:
+            assert not lines, lines
+    (line,) = [line for line in run["stderr"].splitlines() if "ConsensusBench consensusbench_aime25:" in line]
+    assert "of 1 generations, 1 NCR undefined (problem without nodes), 1 TPN undefined" in line
 
 
 def test_pass_at_k_with_repeats(run):
     metrics = run["report"]["results"][PASS16]
     assert run["report"]["configs"][PASS16]["repeats"] == 16
-    assert metrics["trajectories,none"] == 16
     assert metrics["pass@1,none"] == metrics["acc,none"]
     for k in (2, 4, 8, 16):
-        assert f"pass@{k},none" in metrics
+        assert f"pass@{k},none" in metrics and f"pass@{k}_stderr,none" in metrics
     assert metrics["pass@2,none"] <= metrics["pass@4,none"] <= metrics["pass@8,none"] <= metrics["pass@16,none"]
     (sample,) = run["samples"][PASS16]
-    assert len(sample["trajectories"]) == 16 and len(sample["resps"][0]) == 16
-    correct = sum(t["acc"] for t in sample["trajectories"])
+    trajectories = sample["doc"]["consensusbench"]["trajectories"]
+    assert sample["doc"]["consensusbench"]["generations"] == 16
+    assert len(trajectories) == 16 and len(sample["resps"][0]) == 16
+    correct = sum(t["acc"] for t in trajectories)
     assert metrics["pass@16,none"] == (1.0 if correct else 0.0)
     assert metrics["acc,none"] == pytest.approx(correct / 16)
     texts = {t for t in sample["filtered_resps"][0]}
@@ -98,13 +122,15 @@ def test_samples_log_covered_nodes_positions_and_tokenizer(run):
     for task in TASKS:
         (sample,) = run["samples"][task]
         assert sample["doc"]["tpn_tokenizer"] == run["model_dir"]
-        (trajectory,) = sample["trajectories"]
+        (trajectory,) = sample["doc"]["consensusbench"]["trajectories"]
         text = sample["filtered_resps"][0][0]
         assert trajectory["n_nodes"] == len(sample["doc"]["nodes"])
+        assert trajectory["tpn_unit"] == run["model_dir"]  # TPN counted in SmolLM2 tokens
         assert set(trajectory["positions"]) == set(trajectory["covered"])
         for start, end, token_index in trajectory["positions"].values():
             assert 0 <= start < end <= len(text) and 1 <= token_index <= trajectory["n_tokens"]
         assert sample["acc"] == trajectory["acc"]
+        assert set(sample["metrics"]) <= SCORES
         metrics = run["report"]["results"][task]
         assert metrics["acc,none"] == sample["acc"]
         assert metrics["n_tokens,none"] == trajectory["n_tokens"]
@@ -115,7 +141,11 @@ def test_samples_log_covered_nodes_positions_and_tokenizer(run):
         assert not any(key.startswith(("first_error", "left_path")) for key in metrics)
 
 
-def test_results_record_the_model_args_in_task_metadata(run):
-    metadata = run["report"]["configs"]["consensusbench_gsm8k"]["metadata"]
-    assert metadata["pretrained"] == run["model_dir"] and metadata["version"] == 1.1
-    assert "consensusbench_gsm8k" in run["stdout"] and "tpn_unit" in run["stdout"]
+def test_results_record_the_run_configuration_in_task_metadata(run):
+    for task in TASKS + [PASS16]:
+        metadata = run["report"]["configs"][task]["metadata"]
+        assert metadata["pretrained"] == run["model_dir"] and metadata["version"] == 1.2
+        assert metadata["tpn_tokenizer"] == metadata["tpn_unit"] == run["model_dir"]
+        assert metadata["think_format"] == "think,sky-t1"
+        assert run["report"]["versions"][task] == 1.2
+    assert "consensusbench_gsm8k" in run["stdout"]

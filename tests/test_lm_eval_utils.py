@@ -111,7 +111,7 @@ def test_prompt_is_problem_then_boxed_instruction():
 def test_covered_nodes_positions_and_acc_of_a_right_trajectory():
     doc = _docs("gsm8k")[0]  # Janet's ducks, nodes 16-3-4=9 and 9*2=18
     text = "She has 16 - 3 - 4 = 9 eggs left.\nShe earns 9 * 2 = 18 dollars.\nThe answer is \\boxed{18}."
-    out = utils.process_results(doc, [[text]])
+    out = utils.score_generations(doc, [[text]])
     assert out["acc"] == 1.0 and out["ncr"] == 1.0
     trajectory = out["trajectories"][0]
     assert trajectory["covered"] == ["n1", "n2"]
@@ -125,7 +125,7 @@ def test_covered_nodes_positions_and_acc_of_a_right_trajectory():
 
 def test_wrong_answer_with_partial_process():
     doc = _docs("gsm8k")[0]
-    out = utils.process_results(doc, [["16 - 3 - 4 = 9 eggs remain, so she makes \\boxed{20}."]])
+    out = utils.score_generations(doc, [["16 - 3 - 4 = 9 eggs remain, so she makes \\boxed{20}."]])
     assert out["acc"] == 0.0 and out["ncr"] == 0.5
     assert out["trajectories"][0]["covered"] == ["n1"]
 
@@ -133,20 +133,20 @@ def test_wrong_answer_with_partial_process():
 def test_unclosed_think_scores_acc_zero_and_is_counted():
     doc = _docs("gsm8k")[0]
     text = "<think>16 - 3 - 4 = 9 and 9 * 2 = 18 so \\boxed{18}"
-    out = utils.process_results(doc, [[text]])
+    out = utils.score_generations(doc, [[text]])
     assert out["acc"] == 0.0 and out["think_unclosed"] == 1
     assert out["ncr"] == 1.0  # the trace still counts for NCR
 
 
 def test_closed_think_reads_the_answer_after_it():
     doc = _docs("gsm8k")[0]
-    out = utils.process_results(doc, [["<think>maybe \\boxed{17}? 16-3-4=9</think>So \\boxed{18}."]])
+    out = utils.score_generations(doc, [["<think>maybe \\boxed{17}? 16-3-4=9</think>So \\boxed{18}."]])
     assert out["acc"] == 1.0 and out["ncr"] == 0.5
 
 
 def test_problem_without_nodes_leaves_ncr_out_and_counts_it():
     doc = _docs("aime25")[0]
-    out = utils.process_results(doc, [["The sum is \\boxed{70}."]])
+    out = utils.score_generations(doc, [["The sum is \\boxed{70}."]])
     assert out["acc"] == 1.0
     assert "ncr" not in out and "tpn" not in out
     assert out["ncr_undefined"] == 1 and out["tpn_undefined"] == 1
@@ -154,7 +154,7 @@ def test_problem_without_nodes_leaves_ncr_out_and_counts_it():
 
 def test_default_take_first_filter_output_is_accepted():
     doc = _docs("gsm8k")[1]
-    out = utils.process_results(doc, ["It takes 2/2 = 1 bolt, so 2 + 1 = 3: \\boxed{3}"])
+    out = utils.score_generations(doc, ["It takes 2/2 = 1 bolt, so 2 + 1 = 3: \\boxed{3}"])
     assert out["acc"] == 1.0 and out["trajectories"][0]["covered"] == ["n1", "n2"]
 
 
@@ -166,7 +166,7 @@ def test_repeats_give_pass_at_k_and_means_over_generations():
         "no idea \\boxed{7}",                        # wrong, 0 nodes (TPN undefined)
         "\\boxed{5}",                                # wrong, 0 nodes (TPN undefined)
     ]
-    out = utils.process_results(doc, [generations])
+    out = utils.score_generations(doc, [generations])
     assert out["acc"] == out["pass@1"] == 0.25
     assert out["pass@2"] == pytest.approx(1 - math.comb(3, 2) / math.comb(4, 2))  # 0.5
     assert out["pass@4"] == 1.0
@@ -218,7 +218,7 @@ def test_only_a_usable_budget_is_accepted_in_the_metadata(tmp_path):
 
 def test_pass_at_k_includes_n_when_n_is_not_a_power_of_two():
     doc = _docs("aime25")[0]
-    out = utils.process_results(doc, [["\\boxed{70}", "\\boxed{1}", "\\boxed{2}"]])
+    out = utils.score_generations(doc, [["\\boxed{70}", "\\boxed{1}", "\\boxed{2}"]])
     assert out["pass@2"] == pytest.approx(1 - math.comb(2, 2) / math.comb(3, 2))
     assert out["pass@3"] == 1.0
 
@@ -227,7 +227,7 @@ def test_tpn_counts_in_the_evaluated_models_tokens():
     model_dir = str(ensure_embedded_model())
     doc = _docs("gsm8k", pretrained=model_dir)[0]
     text = "She has 16 - 3 - 4 = 9 eggs left. She earns 9 * 2 = 18 dollars. \\boxed{18}"
-    out = utils.process_results(doc, [[text]])
+    out = utils.score_generations(doc, [[text]])
     tokenizer = utils.load_tokenizer(model_dir)
     assert out["tpn_unit"] == model_dir
     assert out["n_tokens"] == len(tokenizer(text, add_special_tokens=False)["input_ids"])
@@ -242,7 +242,7 @@ def test_unloadable_tokenizer_falls_back_to_regex_pretokens(caplog):
     assert utils.load_tokenizer("/nonexistent/tokenizer/dir") is None
     assert "cannot load tokenizer" in caplog.text
     doc = dict(_docs("gsm8k")[0], tpn_tokenizer="/nonexistent/tokenizer/dir")
-    assert utils.process_results(doc, [["\\boxed{18}"]])["tpn_unit"] == "regex-pretokens"
+    assert utils.score_generations(doc, [["\\boxed{18}"]])["tpn_unit"] == "regex-pretokens"
 
 
 def test_keep_all_responses_is_the_identity():
@@ -252,10 +252,28 @@ def test_keep_all_responses_is_the_identity():
 
 # ----------------------------------------------------------------------------- aggregation
 
-def test_aggregations():
+def test_process_results_returns_the_scores_and_logs_the_diagnostics_in_the_doc():
+    """Every key process_results returns is a row of lm-eval's results table: only the scores;
+    the diagnostics ride in the doc, which lm-eval writes to the per-sample log."""
+    doc = dict(_docs("gsm8k")[0])
+    generations = ["16 - 3 - 4 = 9, 9 * 2 = 18, \\boxed{18}", "<think>16 - 3 - 4 = 9", "\\boxed{5}"]
+    full = utils.score_generations(dict(doc), [generations])
+    out = utils.process_results(doc, [generations])
+    assert out == {key: full[key] for key in ("acc", "pass@1", "pass@2", "pass@3", "ncr", "tpn", "n_tokens")}
+    entry = doc[utils.LOG_KEY]
+    assert entry == {"generations": 3, "ncr_undefined": 0, "tpn_undefined": 1, "think_unclosed": 1,
+                     "timed_out": 0, "trace_missing": 0, "trajectories": full["trajectories"]}
+    json.dumps(doc)  # lm-eval writes it as JSON
+
+
+def test_diagnostics_line_names_the_non_zero_totals_once():
+    line = utils.diagnostics_line("consensusbench_aime25", {"generations": 16, "ncr_undefined": 16,
+                                                            "tpn_undefined": 16, "think_unclosed": 2,
+                                                            "timed_out": 0, "trace_missing": 0})
+    assert line.startswith("ConsensusBench consensusbench_aime25: of 16 generations, 16 NCR undefined")
+    assert "2 think_unclosed" in line and "timed_out" not in line and "\n" not in line
+    assert utils.diagnostics_line("t", {"generations": 3, **{key: 0 for key in utils.COUNTS}}) is None
     assert utils.total([0, 2, 1]) == 3
-    assert utils.count_trajectories([[{"acc": 1}], [{"acc": 0}, {"acc": 1}]]) == 3
-    assert utils.tpn_units(["tok", "tok", "regex-pretokens"]) == "regex-pretokens, tok"
 
 
 @pytest.mark.parametrize("benchmark, problems", [("math500", 500), ("gsm8k", 1319), ("aime24", 30),
@@ -267,3 +285,60 @@ def test_shipped_data_loads(monkeypatch, benchmark, problems):
     assert len(docs) == problems
     assert len({doc["id"] for doc in docs}) == problems
     assert all(doc["id"].startswith(f"{benchmark}/") for doc in docs)
+
+
+# ----------------------------------------------------------------------------- the task class
+
+@pytest.fixture()
+def built_task(monkeypatch):
+    """``consensusbench_gsm8k`` as lm-eval builds it from the YAMLs (its TaskManager, this folder
+    only), on the fixture data."""
+    from lm_eval.tasks import TaskManager
+
+    monkeypatch.setenv(utils.DATA_DIR_ENV, str(FIXTURE_DATA))
+    manager = TaskManager(include_path=TASKS_DIR, include_defaults=False,
+                          metadata={"pretrained": str(ensure_embedded_model())})
+    (task,) = manager.load(["consensusbench_gsm8k"])["tasks"].values()
+    return task
+
+
+def test_task_records_the_tpn_tokenizer_as_run_configuration(built_task):
+    assert type(built_task).__name__ == "ConsensusBenchTask" and built_task.VERSION == 1.2
+    metadata = built_task.dump_config()["metadata"]
+    assert metadata["tpn_tokenizer"] == str(ensure_embedded_model())
+    assert metadata["think_format"] == "think,sky-t1"
+    assert "class" not in built_task.dump_config()
+    assert set(built_task.aggregation()) == {"acc", "ncr", "tpn", "n_tokens", "pass@1", "pass@2", "pass@4",
+                                             "pass@8", "pass@16"}
+
+
+def test_task_says_its_diagnostic_totals_once_in_one_line(built_task):
+    import logging
+
+    docs = list(built_task.test_docs())
+    outs = [built_task.process_results(docs[0], [["<think>16 - 3 - 4 = 9"]]),
+            built_task.process_results(docs[1], [["\\boxed{3}"]])]
+    assert all(set(out) <= {"acc", "ncr", "tpn", "n_tokens"} for out in outs)
+    assert docs[0]["consensusbench"]["think_unclosed"] == 1
+
+    class Lines(logging.Handler):  # lm-eval's logger does not propagate to pytest's handler
+        def __init__(self):
+            super().__init__(logging.WARNING)
+            self.lines = []
+
+        def emit(self, record):
+            self.lines.append(record.getMessage())
+
+    handler = Lines()
+    logger = logging.getLogger("lm_eval.consensusbench")
+    logger.addHandler(handler)
+    try:
+        for _ in range(3):  # lm-eval asks for the aggregation once per metric
+            built_task.aggregation()
+    finally:
+        logger.removeHandler(handler)
+    lines = [line for line in handler.lines if "ConsensusBench consensusbench_gsm8k" in line]
+    assert lines == ["ConsensusBench consensusbench_gsm8k: of 2 generations, 1 TPN undefined (no node reached), "
+                     "1 think_unclosed (trace never closed: acc 0); per generation in the samples log "
+                     "(--log_samples: doc.consensusbench)"]
+    assert built_task.dump_config()["metadata"]["tpn_unit"] == str(ensure_embedded_model())

@@ -224,7 +224,7 @@ def test_finalize_common_nodes_need_context_redundancy_cap_and_order():
                     ("5", "value", "5", 1.0, 0.2), ("2 \\cdot 3 - 1 = 5", "equation", None, 1.0, 0.25),
                     ("3", "value", "3", 1.0, 0.3)),
             _record("t/b", ("12", "value", "12", 1.0, 0.3)),
-            _record("t/c", *[(f"{100 + k} \\cdot 3", "expression", None, 1.0 - k / 20, k / 10) for k in range(10)])]
+            _record("t/c", *[(f"{100 + k} \\cdot {7 + k}", "expression", None, 1.0 - k / 20, k / 10) for k in range(10)])]
     finalize_records(recs, others)
     a, b, c = recs
     # one node per step: the rare 1441 stays and its computation goes; the common 5 goes and its

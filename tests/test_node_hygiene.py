@@ -213,3 +213,24 @@ def test_a_value_that_is_a_side_of_an_equation_node_goes_with_it():
                                                               ("-12", "value", "-12", 0.3))]}
     [out] = finalize_records([record], [])
     assert [n["text"] for n in out["nodes"]] == ["x - 4 = -12"]  # MATH-500 algebra/425
+
+
+def test_one_equation_rearranged_is_one_node_and_an_enumeration_is_no_node():
+    from node_builder.finalize import finalize_records
+    from node_builder.hygiene import same_equation
+
+    # AIME 2024-I-15: three forms of one cubic; AIME 2025-II-11: powers of 2 listed one by one
+    assert same_equation("27 = a^2+\\dfrac{46}a", "27a = a^3+46") and same_equation("27a = a^3+46", "a^3-27a+46 = 0")
+    assert not same_equation("a^3-27a+46 = 0", "a = 2")
+
+    def node(text, kind, support, position):
+        return {"id": "", "text": text, "kind": kind, "forms": [text], "value": None, "support": support,
+                "position": position, "standalone": True}
+
+    record = {"id": "t/a", "provenance": {"note": "", "refine": {"too_common": 0, "redundant": 0, "over_cap": 0}},
+              "nodes": [node("27 = a^2+\\dfrac{46}a", "equation", 1.0, 0.3), node("27a = a^3+46", "equation", 0.8, 0.4),
+                        node("a^3-27a+46 = 0", "equation", 1.0, 0.5), node("2^2 = 4", "equation", 1.0, 0.6),
+                        node("2^3 = 8", "equation", 1.0, 0.7), node("2^4 = 16", "equation", 1.0, 0.8),
+                        node("x^{13} - 1", "expression", 1.0, 0.1), node("z^{13} - 1", "expression", 0.5, 0.2)]}
+    [out] = finalize_records([record], [])
+    assert [n["text"] for n in out["nodes"]] == ["x^{13} - 1", "27 = a^2+\\dfrac{46}a"]

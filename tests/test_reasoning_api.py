@@ -22,8 +22,9 @@ REPLY = {"id": "chatcmpl-1", "object": "chat.completion", "choices": [
 
 def test_rejoin_keeps_the_trace_before_the_answer():
     assert rejoin(REPLY["choices"][0]["message"]) == "<think>16-3-4=9, 9*2=18? no</think> The answer is 12."
-    # older vLLM, SGLang, the DeepSeek API
+    # older vLLM, SGLang, the DeepSeek API; Ollama
     assert rejoin({"content": "x", "reasoning_content": "t"}) == "<think>t</think>x"
+    assert rejoin({"content": "x", "thinking": "t"}) == "<think>t</think>x"
     # a trace that never closed: no answer part
     assert rejoin({"content": None, "reasoning": "t"}) == "<think>t"
     # no reasoning parser on the server: unchanged
@@ -71,7 +72,7 @@ def test_stripped_warning_when_no_generation_of_a_thinking_model_has_a_trace(cap
     assert utils.trace_missing(["<think>2+3=5</think>5"], ThinkingTokenizer()) == 0
     assert utils.trace_missing(["The answer is 5."], None) == 0  # not a thinking model
     with caplog.at_level(logging.WARNING):
-        assert utils.stripped_check([[1, 1], [2, 2]]) == 3
+        assert utils.stripped_check(3, 3) is True
     assert "responses look STRIPPED" in capsys.readouterr().err
-    assert utils.stripped_check([[1, 2], [0, 2]]) == 1
+    assert utils.stripped_check(1, 4) is False
     assert "STRIPPED" not in capsys.readouterr().err

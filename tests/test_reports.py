@@ -3,6 +3,8 @@
 The fixtures in tests/fixtures/reports/ are untouched `lm_eval --log_samples` outputs of the
 embedded SmolLM2-135M-Instruct with different settings (see make_fixtures.sh there). Expected
 values are recomputed here straight from those JSON files, independently of `reports`.
+``scores-only`` is a run of the current task version (1.2: scores in the results, diagnostics in
+the samples' ``doc.consensusbench``); the others are older versions (1.0/1.1), read alike.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from reports.build import ReportOptions, build_report
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures" / "reports"
-RUN_NAMES = ("greedy-192", "greedy-64", "sampled", "pass16", "think", "think-traces")
+RUN_NAMES = ("greedy-192", "greedy-64", "sampled", "pass16", "think", "think-traces", "scores-only")
 SPECS = [str(FIXTURES / name) for name in RUN_NAMES]
 
 
@@ -34,6 +36,12 @@ def results_files(name: str) -> list[Path]:
 
 def raw_results(name: str, index: int = 0) -> dict:
     return json.loads(results_files(name)[index].read_text())
+
+
+def scores_of(line: dict) -> list[dict]:
+    """The per-generation scores of a samples line: ``doc.consensusbench.trajectories`` (task
+    version 1.2) or the line's ``trajectories`` (1.0/1.1)."""
+    return line["trajectories"] if "trajectories" in line else line["doc"]["consensusbench"]["trajectories"]
 
 
 def raw_samples(name: str, task: str, index: int = 0) -> list[dict]:
@@ -64,12 +72,13 @@ def test_fixtures_are_real_lm_eval_outputs_and_small():
             data = json.loads(path.read_text())
             assert data["lm_eval_version"] and data["config"]["model"] == "hf"
         total += sum(p.stat().st_size for p in (FIXTURES / name).rglob("*") if p.is_file())
-    assert total < 600_000, f"fixtures grew to {total} bytes"
+    assert total < 700_000, f"fixtures grew to {total} bytes"
 
 
 def test_one_row_per_run_with_repeats_split(board):
     assert sorted(board.index) == sorted(
-        ["greedy-192", "greedy-64", "sampled #1", "sampled #2", "pass16", "think", "think-traces"])
+        ["greedy-192", "greedy-64", "sampled #1", "sampled #2", "pass16", "think", "think-traces",
+         "scores-only"])
     assert board.loc["sampled #1", "date"] < board.loc["sampled #2", "date"]
     assert board.loc["pass16", "settings"].startswith("T=0.6 top-p=0.95, 16 samples")
     assert board.loc["greedy-192", "settings"] == "greedy, max 192 tok"
@@ -77,7 +86,7 @@ def test_one_row_per_run_with_repeats_split(board):
 
 def test_values_match_the_results_json(board):
     for name, label in (("greedy-192", "greedy-192"), ("greedy-64", "greedy-64"),
-                        ("think", "think")):
+                        ("think", "think"), ("scores-only", "scores-only")):
         for task, entry in raw_results(name)["results"].items():
             key = task.removeprefix("consensusbench_")
             for metric in ("acc", "ncr", "tpn", "n_tokens"):
@@ -179,7 +188,7 @@ def test_mismatch_table_matches_the_samples(report):
         expected: dict[str, int] = {}
         for task in tasks:
             for line in raw_samples(name, task):
-                for score in line["trajectories"]:
+                for score in scores_of(line):
                     cell = _category(score["acc"], score["ncr"], 0.5)
                     expected[cell] = expected.get(cell, 0) + 1
         for cell in (*diagnostics.CATEGORIES, "no nodes"):
@@ -207,7 +216,7 @@ def test_difficulty_levels_from_math500_samples(report):
     docs = raw_samples("greedy-192", "consensusbench_math500")
     expected = {}
     for line in docs:
-        expected.setdefault(line["doc"]["level"], []).append(line["trajectories"][0]["acc"])
+        expected.setdefault(line["doc"]["level"], []).append(scores_of(line)[0]["acc"])
     assert sorted(mine["level"]) == sorted(expected)
     for row in mine.itertuples():
         assert row.acc == pytest.approx(sum(expected[row.level]) / len(expected[row.level]))
@@ -231,9 +240,10 @@ def test_node_diagnostics(report):
                 except StopIteration:
                     continue
                 for line in lines:
-                    if line["doc"]["id"] != row["problem_id"]:
-                        continue
-                    for score in line["trajectories"]:
+                    if line["doc"]["id"] != row["problem_id"] or \
+                            row["node_id"] not in {n["id"] for n in line["doc"]["nodes"]}:
+                        continue  # (a run scored against other nodes of the problem does not count)
+                    for score in scores_of(line):
                         seen += 1
                         reached += row["node_id"] in score["covered"]
             if seen:
@@ -279,6 +289,28 @@ def test_problem_without_nodes_counts_apart(report, board):
     assert sum(shares) == pytest.approx(1.0)
 
 
+def test_a_scores_only_run_reads_its_diagnostics_from_the_samples(board):
+    """Task version 1.2: the results hold only the scores; the counts come from the samples'
+    doc.consensusbench, TPN's tokenizer from the task metadata."""
+    results = raw_results("scores-only")
+    assert set(results["versions"].values()) == {1.2}
+    for task, entry in results["results"].items():
+        names = {key.split(",")[0].removesuffix("_stderr") for key in entry if "," in key}
+        assert names <= {"acc", "ncr", "tpn", "n_tokens"}, names
+        key = task.removeprefix("consensusbench_")
+        lines = raw_samples("scores-only", task)
+        for count in ("ncr_undefined", "tpn_undefined", "think_unclosed", "timed_out"):
+            assert board.loc["scores-only", f"{key}/{count}"] == sum(
+                line["doc"]["consensusbench"][count] for line in lines), (key, count)
+        metadata = results["configs"][task]["metadata"]
+        assert metadata["tpn_unit"] == metadata["tpn_tokenizer"] == results["config"]["model_args"]["pretrained"]
+    assert board.loc["scores-only", "math500/ncr_undefined"] >= 1  # row 65 has no nodes
+    (run,) = loading.load_runs([str(FIXTURES / "scores-only")])
+    task = run.tasks["math500"]
+    assert task.text_metrics["tpn_unit"] == results["configs"]["consensusbench_math500"]["metadata"]["tpn_unit"]
+    assert task.metrics["trajectories"] == 7
+
+
 def test_node_lists_changed_between_runs(report):
     # The data files were rebuilt between the fixture runs: the report says so when the same
     # problem carries different node lists in different runs (computed here from the samples).
@@ -294,7 +326,8 @@ def test_node_lists_changed_between_runs(report):
                     continue
                 for line in lines:
                     nodes = tuple(sorted((n["id"], n["text"]) for n in line["doc"]["nodes"]))
-                    lists.setdefault(line["doc"]["id"], set()).add(nodes)
+                    if nodes:  # a run without nodes for the problem has no list to compare
+                        lists.setdefault(line["doc"]["id"], set()).add(nodes)
     changed = sum(len(variants) > 1 for variants in lists.values())
     page = (report[0] / "index.html").read_text()
     if changed:

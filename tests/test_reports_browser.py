@@ -40,7 +40,7 @@ def chromium(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
 @pytest.fixture(scope="module")
 def page(tmp_path_factory):
     out = tmp_path_factory.mktemp("browser")
-    names = ["greedy-192", "greedy-64", "sampled", "pass16", "think", "think-traces"]
+    names = ["greedy-192", "greedy-64", "sampled", "pass16", "think", "think-traces", "scores-only"]
     build_report([str(FIXTURES / name) for name in names], out,
                  ReportOptions(baseline="greedy-192"))
     return out / "index.html"

@@ -1,6 +1,8 @@
 """The ConsensusPR reward inside real TRL GRPO steps: the DAPO arm's one combined reward (a scoring
-timeout leaves the whole row unscorable, the overlong penalty equals TRL's own formula), and the
-``cl`` curriculum's clock (it switches on TRL's trainer_state).
+timeout leaves the whole row unscorable, the overlong penalty equals TRL's own formula), the
+``cl`` curriculum's clock (it switches on TRL's trainer_state), and a thinking completion that
+TRL decodes with a response template (the reward reads the trace TRL moves to
+``reasoning_content``).
 
 Real generation, reward, loss and optimizer steps of ``GRPOTrainer`` built by the recipe from the
 arm YAMLs, on a tiny random Llama with the SmolLM2 tokenizer (``tiny_model_dir``, conftest.py):
@@ -9,8 +11,10 @@ seconds per step on CPU.
 
 from __future__ import annotations
 
+import json
 import math
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -110,3 +114,50 @@ def test_cl_reward_without_trainer_state_fails_loudly(tiny_model_dir, tmp_path):
         reward(completions=["x"], answer=["1"], nodes=[[]])
     reward.set_clock(epoch=0.0)
     assert reward(completions=["x = 1 so \\boxed{1}"], answer=["1"], nodes=[[]]) == [1.0]
+
+
+@pytest.mark.slow
+def test_grpo_step_with_a_response_template_gives_the_reward_the_trace(tiny_model_dir, tmp_path):
+    """The model repository ships TRL's Qwen3 response template, so GRPOTrainer decodes each
+    completion with ``parse_response`` and the reward gets ``reasoning_content`` beside the answer.
+
+    The tiny random model cannot think: a real logits processor (transformers' ``sequence_bias``,
+    through GRPOConfig's ``generation_kwargs``) steers its sampling to write one thinking
+    completion. Everything after generation -- TRL's decoding, the reward call, the logs -- is
+    TRL's own. The node is only in the trace, the answer only after it."""
+    from transformers import AutoTokenizer
+    from trl.chat_template_utils import add_response_schema, qwen3_chat_template
+
+    trace, answer, nodes = "Add them: 3+4=7.", "The answer is \\boxed{7}.", [{"id": "n1", "text": "3+4=7"}]
+    model_dir = tmp_path / "thinking_model"
+    shutil.copytree(tiny_model_dir, model_dir)
+    tokenizer = AutoTokenizer.from_pretrained(tiny_model_dir)
+    tokenizer.chat_template = qwen3_chat_template
+    add_response_schema(tokenizer).save_pretrained(model_dir)
+    assert AutoTokenizer.from_pretrained(model_dir).response_template is not None
+    split = tmp_path / "split.jsonl"
+    split.write_text("".join(json.dumps({"id": f"q{i}", "problem": "What is 3 plus 4?", "answer": "7",
+                                         "nodes": nodes}) + "\n" for i in range(4)))
+    recipe, args, model = small_arm("grpo_linear", str(model_dir), tmp_path, "--max_steps", "1",
+                                    "--dataset_path", str(split), "--max_completion_length", "40")
+    args.chat_template_kwargs = {}  # the arm switches Qwen3's thinking off; this run thinks
+    script = tokenizer(f"<think>\n{trace}\n</think>\n\n{answer}", add_special_tokens=False)["input_ids"]
+    script.append(tokenizer.eos_token_id)
+    # each next script token gets a bias above every shorter match, so sampling writes the script
+    args.generation_kwargs = {"sequence_bias": [[script[: i + 1], 100.0 * (i + 1)] for i in range(len(script))]}
+    trainer = build_trainer(recipe, args, model)
+    reward = trainer.reward_funcs[0]
+    seen: list = []
+    original = reward.score
+
+    def record(completions, answers, nodes_column):
+        seen.extend(completions)
+        return original(completions, answers, nodes_column)
+
+    reward.score = record
+    trainer.train()
+    assert trainer.state.global_step == 1
+    assert seen and all(c[0].get("reasoning_content") == trace and c[0]["content"] == answer for c in seen), seen[:1]
+    history = [m for m in trainer.state.log_history if "consensus_linear/ncr" in m]
+    assert history[0]["consensus_linear/ncr"] == 1.0 and history[0]["consensus_linear/acc"] == 1.0
+    assert list(trainer._logs["rewards"]["consensus_linear"]) == [1.0] * len(seen)

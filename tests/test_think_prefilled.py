@@ -81,10 +81,10 @@ def test_lm_eval_task_detects_a_prefilled_template_and_scores_a_cut_trace_as_unc
     dataset = utils.load_consensusbench("gsm8k.jsonl", pretrained=r1_tokenizer_dir)["test"]
     assert set(dataset["think_format"]) == {"think,sky-t1+prefilled"}
     doc = {"problem": "...", "answer": "18", "nodes": NODES, "tpn_tokenizer": "", "think_format": dataset[0]["think_format"]}
-    out = utils.process_results(doc, [[CUT_TRACE]])
+    out = utils.score_generations(doc, [[CUT_TRACE]])
     assert out["acc"] == 0.0 and out["think_unclosed"] == 1 and out["ncr"] == 1.0
     # the same text under a template that does not open <think>: it is read as the answer
-    out = utils.process_results({**doc, "think_format": "think,sky-t1"}, [[CUT_TRACE]])
+    out = utils.score_generations({**doc, "think_format": "think,sky-t1"}, [[CUT_TRACE]])
     assert out["acc"] == 1.0 and out["think_unclosed"] == 0
     closed = CUT_TRACE + " ... yes.</think>The answer is \\boxed{18}."
     assert utils.process_results(doc, [[closed]])["acc"] == 1.0

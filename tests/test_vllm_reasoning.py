@@ -79,10 +79,14 @@ def lm_eval(model: str, model_dir: str, url: str, out: Path, gen_kwargs: str) ->
 
 
 def read_run(out: Path) -> tuple[dict, list[dict]]:
+    """The run's scores, with the diagnostic totals of its samples (``doc.consensusbench``)."""
     (results,) = out.rglob("results_*.json")
     (samples,) = out.rglob("samples_consensusbench_gsm8k_*.jsonl")
     metrics = json.loads(results.read_text())["results"]["consensusbench_gsm8k"]
-    return metrics, [json.loads(line) for line in samples.read_bytes().splitlines()]
+    lines = [json.loads(line) for line in samples.read_bytes().splitlines()]
+    for key in ("think_unclosed", "trace_missing"):
+        metrics[key] = sum(line["doc"]["consensusbench"][key] for line in lines)
+    return metrics, lines
 
 
 def chat(base_url: str, model: str, prompt: str, **extra) -> dict:
@@ -120,14 +124,15 @@ def test_reasoning_parser_server_plain_model_loses_the_trace_ours_keeps_it(think
     # lm-eval's local-chat-completions: nothing left to score, and the tasks say so loudly
     metrics, samples = read_run(tmp_path / "plain")
     assert all(not (s["filtered_resps"][0][0] or "") for s in samples)
-    assert metrics["trace_missing,none"] == 2 and metrics["n_tokens,none"] == 0
+    assert metrics["trace_missing"] == 2 and metrics["n_tokens,none"] == 0
     assert "responses look STRIPPED" in plain.stderr and "consensusbench-chat-completions" in plain.stderr
     # ours: the whole trace, unclosed (the trace never reached </think>): acc 0, counted
     metrics, samples = read_run(tmp_path / "ours")
     for sample, choice in zip(samples, raw_free):
         assert sample["filtered_resps"][0][0] == "<think>" + choice["message"]["reasoning"]
-        assert sample["trajectories"][0]["think_unclosed"] and sample["acc"] == 0
-    assert metrics["trace_missing,none"] == 0 and metrics["think_unclosed,none"] == 2
+        assert sample["doc"]["consensusbench"]["trajectories"][0]["think_unclosed"] and sample["acc"] == 0
+    assert metrics["trace_missing"] == 0 and metrics["think_unclosed"] == 2
+    assert "ConsensusBench consensusbench_gsm8k: of 2 generations" in ours.stderr  # said once
     assert metrics["n_tokens,none"] > 0 and "STRIPPED" not in ours.stderr
     # closed: <think>trace</think>answer -- Acc reads the answer, NCR and TPN the whole text
     metrics, samples = read_run(tmp_path / "closed")
@@ -136,7 +141,7 @@ def test_reasoning_parser_server_plain_model_loses_the_trace_ours_keeps_it(think
         assert message["reasoning"] and message["content"].strip().startswith("The answer is"), message
         text = sample["filtered_resps"][0][0]
         assert text == f"<think>{message['reasoning']}</think>{message['content']}"
-        trajectory = sample["trajectories"][0]
+        trajectory = sample["doc"]["consensusbench"]["trajectories"][0]
         assert not trajectory["think_unclosed"]
         assert trajectory["pred"] == message["content"].strip().removeprefix("The answer is").strip(" .")
-    assert metrics["think_unclosed,none"] == 0 and metrics["trace_missing,none"] == 0
+    assert metrics["think_unclosed"] == 0 and metrics["trace_missing"] == 0

@@ -193,7 +193,7 @@ class ConsensusReward:
 
     def score(self, completions: list, answer: list, nodes: list) -> list[CompletionScore]:
         """Per-completion ``acc``/``ncr`` (guarded) without mixing."""
-        texts = [completion_text(c) for c in completions]
+        texts = [completion_text(c, self.think_format) for c in completions]
         return score_completions(texts, answer, nodes, guard=self.guard, need_nodes=self.track_ncr,
                                  workers=self.workers, budget_s=self.budget_s, think_format=self.think_format)
 

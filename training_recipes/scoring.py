@@ -52,38 +52,26 @@ class CompletionScore:
     timed_out: bool = False
 
 
-def completion_text(completion: Any) -> str:
+def completion_text(completion: Any, think_format=None) -> str:
     """The text of one TRL completion: a string, or the assistant messages of a conversation.
 
-    Message ``content`` may be a string or a list of ``{"type": "text", "text": ...}`` blocks.
+    Message ``content`` may be a string or a list of ``{"type": "text", "text": ...}`` blocks. A
+    trace the message carries apart from its answer -- ``reasoning_content`` (TRL's Qwen3 and
+    DeepSeek-R1 response templates: ``GRPOTrainer`` decodes with ``parse_response`` whenever the
+    tokenizer has one), ``thinking`` (LFM2.5, gpt-oss), ``reasoning`` (vLLM) or a thinking content
+    block -- goes back before the answer between ``think_format``'s trace markers, so NCR reads the
+    reasoning and Acc the answer after it (rules: :mod:`consensus_metrics.messages`).
 
     >>> completion_text([{"role": "assistant", "content": "x = 2"}])
     'x = 2'
+    >>> completion_text([{"role": "assistant", "reasoning_content": "x = 2", "content": "So 2."}])
+    '<think>x = 2</think>So 2.'
     >>> completion_text(None)
     ''
     """
-    if completion is None:
-        return ""
-    if isinstance(completion, str):
-        return completion
-    if isinstance(completion, dict):
-        completion = [completion]
-    if isinstance(completion, (list, tuple)):
-        has_roles = any(isinstance(m, dict) and "role" in m for m in completion)
-        parts = []
-        for message in completion:
-            if isinstance(message, str):
-                parts.append(message)
-                continue
-            if not isinstance(message, dict) or (has_roles and message.get("role") != "assistant"):
-                continue
-            content = message.get("content")
-            if isinstance(content, str):
-                parts.append(content)
-            elif isinstance(content, list):
-                parts.extend(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
-        return "\n".join(p for p in parts if p)
-    return str(completion)
+    from consensus_metrics.messages import conversation_text
+
+    return conversation_text(completion, think_format)
 
 
 def _as_nodes(nodes: Any, where: str) -> list:

@@ -41,6 +41,14 @@ template that opens ``<think>`` for the model (DeepSeek-R1 distills, QwQ) pass
 ``+reward.custom_reward_function.reward_kwargs.think_prefilled=true``: a response without
 ``</think>`` is then an unclosed trace, acc 0.
 
+verl decodes the response tokens into ``solution_str``, so a trace the model wrote stays inside
+it (as long as its markers are not special tokens, which verl skips). A rollout that keeps the
+trace apart -- a server-based agent loop behind a ``--reasoning-parser``, a custom reward manager
+passing the chat message -- may pass ``solution_str`` as that message (or message list), or the
+trace in ``extra_info`` under ``reasoning_content`` / ``reasoning`` / ``thinking``: it goes back
+before the answer between the think format's markers (:mod:`consensus_metrics.messages`), as the
+TRL reward does.
+
 Export the training split to verl's parquet layout::
 
     python -m training_recipes.verl_adapter --data training_recipes/data/gsm8k_train.jsonl \\
@@ -66,9 +74,9 @@ from typing import Any
 from training_recipes.data import DEFAULT_PROMPT_TEMPLATE, TrainingDataError, normalise_nodes, read_records
 from training_recipes.guards import GuardConfig
 from training_recipes.rewards import MODES, mix_reward
-from training_recipes.scoring import score_completions
+from training_recipes.scoring import completion_text, score_completions
 
-__all__ = ["compute_score", "compute_score_batch", "export_parquet", "to_verl_rows"]
+__all__ = ["compute_score", "compute_score_batch", "export_parquet", "response_text", "to_verl_rows"]
 
 
 def compute_score(data_source: str, solution_str: str, ground_truth: str, extra_info: dict | None = None,
@@ -79,10 +87,12 @@ def compute_score(data_source: str, solution_str: str, ground_truth: str, extra_
 
     Args:
         data_source: verl's dataset tag (unused; every source is scored the same way).
-        solution_str: the decoded response.
+        solution_str: the decoded response (or the chat message / message list, see
+            :func:`response_text`).
         ground_truth: the gold answer (``reward_model.ground_truth``): a non-empty string or a
             finite number; None, NaN or a boolean raise ``ValueError`` (the rule of every reader).
-        extra_info: a dict holding ``nodes`` (list or JSON string) and, for ``cl``, ``epoch``.
+        extra_info: a dict holding ``nodes`` (list or JSON string), for ``cl`` ``epoch``, and a
+            trace the rollout kept apart from ``solution_str`` (``reasoning_content``/``reasoning``/``thinking``).
         mode, alpha, switch_epoch: the ConsensusPR reward (``reward_kwargs`` in verl's config).
         guard: the reward-hacking guard (on by default).
         epoch: current epoch for ``cl`` when not in ``extra_info``.
@@ -156,7 +166,7 @@ def _score_rows(rows, mode, alpha, switch_epoch, guard, epoch, think_prefilled, 
         extra_info = _extra_info(extra_info, data_source)
         golds.append(check_answer_field(ground_truth, f"verl compute_score: {data_source}", "ground_truth"))
         node_lists.append(normalise_nodes(extra_info.get("nodes"), where=f"extra_info of {data_source}"))
-        texts.append(solution_str or "")
+        texts.append(response_text(solution_str, extra_info, fmt))
         clock = extra_info.get("epoch", epoch) if mode == "cl" else 0.0
         if clock is None:
             raise ValueError("verl compute_score: mode 'cl' needs the current epoch in extra_info['epoch'] "
@@ -201,6 +211,30 @@ def _outcome_alone(text: str, gold: str, think_format, budget_s: float) -> float
 
     verdict = check_answer(text, gold, Deadline(budget_s), think_format)
     return 0.0 if verdict["timed_out"] else float(verdict["acc"])
+
+
+def response_text(solution: Any, extra_info: dict | None = None, think_format=None) -> str:
+    """The text a verl rollout is scored on: ``solution`` (a string, or a chat message or message
+    list through :func:`~training_recipes.scoring.completion_text`), with a trace kept apart in
+    ``extra_info`` (``reasoning_content``, ``reasoning``, ``thinking``) put back before it.
+
+    >>> response_text("So 5.", {"reasoning_content": "2+3=5"})
+    '<think>2+3=5</think>So 5.'
+    >>> response_text({"role": "assistant", "reasoning": "2+3=5", "content": "5"}, None, "sky-t1")
+    '<|begin_of_thought|>2+3=5<|end_of_thought|>5'
+    >>> response_text(None)
+    ''
+    """
+    from consensus_metrics.messages import REASONING_FIELDS, message_text
+
+    if solution is not None and not isinstance(solution, str):
+        return completion_text(solution, think_format)
+    text = solution or ""
+    for field in REASONING_FIELDS:
+        trace = (extra_info or {}).get(field)
+        if isinstance(trace, str) and trace:
+            return message_text({"content": text, field: trace}, think_format) or ""
+    return text
 
 
 def to_verl_rows(records: list[dict], data_source: str, prompt_template: str = DEFAULT_PROMPT_TEMPLATE) -> list[dict]:

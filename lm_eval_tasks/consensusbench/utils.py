@@ -7,7 +7,7 @@ Data flow (one task, one problem, ``repeats: n`` generations)::
     n generations --keep_all_responses--> process_results --score_trajectory (x n)--> per-problem
     metrics --lm-eval aggregation (mean / total / ...)--> results JSON
 
-Per problem (``process_results``), with ``c`` = number of correct generations out of ``n``:
+Per problem (:func:`score_generations`), with ``c`` = number of correct generations out of ``n``:
 
 * ``acc`` = c / n (docs/SPEC.md §4 Acc; with n > 1 it is also reported as ``pass@1``),
 * ``pass@k`` = 1 - C(n-c, k) / C(n, k) for k in 2, 4, 8, ... <= n and k = n (only when n > 1),
@@ -20,21 +20,28 @@ Per problem (``process_results``), with ``c`` = number of correct generations ou
 * ``ncr_undefined`` / ``tpn_undefined`` / ``think_unclosed`` / ``timed_out`` = how many of the
   n generations had undefined NCR / undefined TPN / an unclosed ``<think>`` / a matcher timeout,
 * ``trace_missing`` = ``[generations without any trace marker although the model's chat template
-  is a thinking one, n]``; aggregated as their total, with a loud warning when no generation of
-  the run holds a trace (the responses look stripped: a server's reasoning parser split the trace
-  off; see :func:`stripped_check`),
+  is a thinking one, n]``: the sign of a server whose reasoning parser split the trace off (see
+  :func:`stripped_check`),
 * ``trajectories`` = the n full ``score_trajectory`` dicts — ``covered`` node ids, their
   ``positions`` (``{id: [start, end, e]}``: char span of the earliest match and the 1-based
   token index ``e`` TPN uses), ``pred`` (the extracted answer), ``tpn_unit``, ... and
   ``first_error`` (where the generation leaves the consensus path: the earliest erroneous step,
   its kind, reason, relative position and character span, or none;
-  :func:`consensus_metrics.locate_in_score`; no table metric) — written to the samples file;
-  aggregated as the number of generations,
-* ``tpn_unit`` = the tokenizer TPN counted in; aggregated as the list of units used.
+  :func:`consensus_metrics.locate_in_score`; no table metric),
+* ``tpn_unit`` = the tokenizer TPN counted in.
+
+The lm-eval hook :func:`process_results` returns only the **scores** (``acc``, ``ncr``, ``tpn``,
+``n_tokens``, ``pass@k``): every key it returns is a row of lm-eval's results table (and of W&B
+logs and leaderboards), so the diagnostics go to the per-sample log instead, as the doc's
+``consensusbench`` entry (:data:`LOG_KEY`: the counts, ``generations`` and ``trajectories``),
+and the task (:class:`lm_eval_tasks.consensusbench.task.ConsensusBenchTask`) says their totals
+once, in one warning line, when one is not zero. The TPN tokenizer is recorded in the task's
+``metadata`` in the results JSON (``tpn_tokenizer``, ``tpn_unit``, ``think_format``).
 
 Omitting an undefined value (instead of writing NaN or None) is how lm-eval 0.4.13 leaves a
 document out of one metric's mean: the mean and its standard error are then taken over the
-problems where the metric is defined, and ``*_undefined`` says how many generations were left out.
+problems where the metric is defined, and ``ncr_undefined``/``tpn_undefined`` say how many
+generations were left out.
 
 Example::
 
@@ -42,8 +49,10 @@ Example::
     ...        "nodes": [{"id": "n1", "text": "2+3=5", "kind": "equation", "forms": [],
     ...                   "value": None, "support": 1.0, "position": 0.5}]}
     >>> out = process_results(doc, [["2+3=5, so the answer is \\\\boxed{5}."]])
-    >>> out["acc"], out["ncr"], out["trajectories"][0]["covered"]
-    (1.0, 1.0, ['n1'])
+    >>> out
+    {'acc': 1.0, 'ncr': 1.0, 'tpn': 5.0, 'n_tokens': 16.0}
+    >>> doc["consensusbench"]["trajectories"][0]["covered"], doc["consensusbench"]["tpn_undefined"]
+    (['n1'], 0)
 """
 
 from __future__ import annotations
@@ -257,11 +266,54 @@ def keep_all_responses(resps: Iterable[list[str]], docs: Iterable[dict]) -> Iter
     return resps
 
 
+LOG_KEY = "consensusbench"
+"""The doc entry that carries a problem's diagnostics into lm-eval's per-sample log."""
+SCORES = ("acc", "ncr", "tpn", "n_tokens")
+"""The metrics of the results table (beside ``pass@k``)."""
+COUNTS = ("ncr_undefined", "tpn_undefined", "think_unclosed", "timed_out", "trace_missing")
+"""Per-problem diagnostic counts (generations), logged per sample and totalled once per task."""
+
+
 def process_results(doc: dict, results: Sequence[Any]) -> dict[str, Any]:
-    """Score the generations of one problem with ``consensus_metrics.score_trajectory``.
+    """lm-eval hook: the scores of one problem's generations (``acc``, ``ncr``, ``tpn``,
+    ``n_tokens``, ``pass@k``); the diagnostics -- :data:`COUNTS`, ``generations``,
+    ``trajectories`` -- go into ``doc[LOG_KEY]``, which lm-eval writes to the per-sample log.
+    See :func:`score_generations` and the module docstring."""
+    out = score_generations(doc, results)
+    doc[LOG_KEY] = diagnostics(out)
+    return scores_of(out)
+
+
+def scores_of(out: dict[str, Any]) -> dict[str, Any]:
+    """The scores of one :func:`score_generations` result (the results-table metrics).
+
+    >>> scores_of({"acc": 1.0, "pass@2": 1.0, "ncr_undefined": 0, "trajectories": []})
+    {'acc': 1.0, 'pass@2': 1.0}
+    """
+    return {key: value for key, value in out.items() if key in SCORES or key.startswith("pass@")}
+
+
+def diagnostics(out: dict[str, Any]) -> dict[str, Any]:
+    """The per-sample log entry of one :func:`score_generations` result.
+
+    >>> diagnostics({"ncr_undefined": 0, "tpn_undefined": 1, "think_unclosed": 0, "timed_out": 0,
+    ...              "trace_missing": [0, 1], "trajectories": [{"acc": 0}]})
+    {'generations': 1, 'ncr_undefined': 0, 'tpn_undefined': 1, 'think_unclosed': 0, 'timed_out': 0, 'trace_missing': 0, 'trajectories': [{'acc': 0}]}
+    """
+    entry: dict[str, Any] = {"generations": len(out["trajectories"])}
+    for key in COUNTS:
+        value = out[key]
+        entry[key] = int(value[0] if isinstance(value, (list, tuple)) else value)
+    entry["trajectories"] = out["trajectories"]
+    return entry
+
+
+def score_generations(doc: dict, results: Sequence[Any]) -> dict[str, Any]:
+    """Score the generations of one problem with ``consensus_metrics.score_trajectory``: scores
+    and diagnostics together (keys: module docstring).
 
     ``results[0]`` holds the doc's generations (a list after :func:`keep_all_responses`, a
-    string under lm-eval's default ``take_first`` filter). See the module docstring for keys.
+    string under lm-eval's default ``take_first`` filter).
     """
     generations = results[0] if isinstance(results[0], (list, tuple)) else [results[0]]
     texts = [text if isinstance(text, str) else "" for text in generations] or [""]  # none: an empty one
@@ -341,47 +393,52 @@ STRIPPED_WARNING = (
     "(If thinking was switched off on purpose, e.g. enable_thinking=False, ignore this.)")
 
 
-def stripped_check(items: Sequence[Sequence[int]]) -> int:
-    """Aggregation of ``trace_missing`` (per problem ``[missing, generations]``): the generations
-    without a trace although the model thinks; warns loudly when that is every generation.
+def stripped_check(missing: int, generations: int) -> bool:
+    """Warn loudly when no generation holds a trace although the model thinks (``missing`` of
+    ``generations`` lack one); True when it warned.
 
-    >>> stripped_check([[0, 1], [0, 1]])
-    0
+    >>> stripped_check(0, 2), stripped_check(0, 0)
+    (False, False)
     """
-    missing = sum(int(item[0]) for item in items)
-    generations = sum(int(item[1]) for item in items)
-    if generations and missing == generations:
-        message = STRIPPED_WARNING.format(n=generations)
-        log.warning(message)
-        print("\n" + "!" * 100 + "\n" + message + "\n" + "!" * 100, file=sys.stderr, flush=True)
-    return missing
+    if not generations or missing != generations:
+        return False
+    message = STRIPPED_WARNING.format(n=generations)
+    log.warning(message)
+    print("\n" + "!" * 100 + "\n" + message + "\n" + "!" * 100, file=sys.stderr, flush=True)
+    return True
 
 
 # ----------------------------------------------------------------------------- aggregation
 
+COUNT_WORDS = {
+    "ncr_undefined": "NCR undefined (problem without nodes)",
+    "tpn_undefined": "TPN undefined (no node reached)",
+    "think_unclosed": "think_unclosed (trace never closed: acc 0)",
+    "timed_out": "timed_out (scoring ran out of its budget)",
+    "trace_missing": "trace_missing (no trace although the template thinks)",
+}
+
+
+def diagnostics_line(task: str, totals: dict[str, int]) -> str | None:
+    """The one warning line of a task's diagnostic totals (``generations`` and :data:`COUNTS`),
+    or ``None`` when every count is zero.
+
+    >>> diagnostics_line("consensusbench_gsm8k", {"generations": 4, "tpn_undefined": 3, "timed_out": 0})
+    'ConsensusBench consensusbench_gsm8k: of 4 generations, 3 TPN undefined (no node reached); per generation in the samples log (--log_samples: doc.consensusbench)'
+    >>> diagnostics_line("t", {"generations": 4, "tpn_undefined": 0}) is None
+    True
+    """
+    parts = [f"{int(totals[key])} {COUNT_WORDS[key]}" for key in COUNTS if totals.get(key)]
+    if not parts:
+        return None
+    return (f"ConsensusBench {task}: of {int(totals.get('generations', 0))} generations, " + ", ".join(parts)
+            + f"; per generation in the samples log (--log_samples: doc.{LOG_KEY})")
+
+
 def total(items: Sequence[float]) -> int:
-    """Aggregation: the sum over problems (for the ``*_undefined`` / ``think_unclosed`` /
-    ``timed_out`` counts).
+    """The sum over problems of a count (``reports import`` totals the diagnostics with it).
 
     >>> total([0, 2, 1])
     3
     """
     return int(sum(items))
-
-
-def count_trajectories(items: Sequence[list[dict]]) -> int:
-    """Aggregation of ``trajectories``: the number of generations scored (problems x repeats).
-
-    >>> count_trajectories([[{"acc": 1}], [{"acc": 0}, {"acc": 1}]])
-    3
-    """
-    return sum(len(per_problem) for per_problem in items)
-
-
-def tpn_units(items: Sequence[str]) -> str:
-    """Aggregation of ``tpn_unit``: the distinct TPN units (tokenizers) used, comma-separated.
-
-    >>> tpn_units(["a/tok", "a/tok"])
-    'a/tok'
-    """
-    return ", ".join(sorted({str(item) for item in items}))
