@@ -40,11 +40,11 @@ def test_score_command_writes_the_first_error_per_row(tmp_path):
 
 
 def test_lm_eval_log_carries_it_and_the_table_does_not():
-    from lm_eval_tasks.consensusbench.utils import process_results
+    from lm_eval_tasks.consensusbench.utils import LOG_KEY, process_results
 
     doc = {"problem": PROBLEM, "answer": "18", "tpn_tokenizer": "", "nodes": NODES}
-    out = process_results(doc, [[RIGHT, WRONG]])
-    assert [t["first_error"]["step"] for t in out["trajectories"]] == [None, 1]
+    out = process_results(doc, [[RIGHT, WRONG]])  # the scores; the diagnostics go into doc[LOG_KEY]
+    assert [t["first_error"]["step"] for t in doc[LOG_KEY]["trajectories"]] == [None, 1]
     assert not any("first_error" in key or "left_path" in key for key in out)
 
 
