@@ -29,6 +29,11 @@ half is a clean held-out set; the halves show how much the figure moves with the
 "naive" is the rule the issue quotes: wrong answer -> the step after the last step that reaches a
 new node, right answer -> none.
 
+**Model-written solutions** (the second labelled set, held out from the rule design): the wrong
+final answers of five real runs with the earliest wrong paragraph labelled in
+``benchmarks/data/model_step_labels.json`` (a second reader; the file says how), and as many
+right answers of each run (taken as error-free), split into paragraphs (:func:`paragraph_steps`).
+
 The error-free side is also measured where ProcessBench's comes from, model-written solutions:
 the right answers (our ``acc``) of four real runs in ``RAW/trajectories`` (SkyThought's greedy
 MATH-500 runs of Qwen2.5-14B-Instruct, Qwen2.5-Math-7B and gemma-2-27b-it; Rho-Math-7B's GSM8K
