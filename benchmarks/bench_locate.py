@@ -29,6 +29,11 @@ half is a clean held-out set; the halves show how much the figure moves with the
 "naive" is the rule the issue quotes: wrong answer -> the step after the last step that reaches a
 new node, right answer -> none.
 
+**Model-written solutions** (the second labelled set, held out from the rule design): the wrong
+final answers of five real runs with the earliest wrong paragraph labelled in
+``benchmarks/data/model_step_labels.json`` (a second reader; the file says how), and as many
+right answers of each run (taken as error-free), split into paragraphs (:func:`paragraph_steps`).
+
 The error-free side is also measured where ProcessBench's comes from, model-written solutions:
 the right answers (our ``acc``) of four real runs in ``RAW/trajectories`` (SkyThought's greedy
 MATH-500 runs of Qwen2.5-14B-Instruct, Qwen2.5-Math-7B and gemma-2-27b-it; Rho-Math-7B's GSM8K
@@ -45,6 +50,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import statistics
 import sys
 import time
@@ -61,6 +67,7 @@ from consensus_metrics.step_files import LabelledSolution, read_labelled_solutio
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(os.path.dirname(HERE), "lm_eval_tasks", "consensusbench", "data")
 LABELS = os.path.join(HERE, "data", "gsm8k_autorace_step_labels.json")
+MODEL_LABELS = os.path.join(HERE, "data", "model_step_labels.json")
 AUTORACE = os.path.join("trajectories", "llm_reasoners", "process", "gsm8k_human_labels@6538cc0.jsonl")
 PRMBENCH = os.path.join("trajectories", "prmbench", "process")
 BAD: list[str] = []
@@ -136,8 +143,81 @@ def right_answers(raw: str, records, budget: float):
                 if record is None or not check_answer(text, record["answer"], Deadline(budget))["acc"]:
                     continue
                 out.append((name, locate_first_error(text, record["nodes"], answer_correct=True,
-                                                     problem=row["question"], budget_s=budget)))
+                                                     problem=row["question"], budget_s=budget, gold=record["answer"])))
     return out
+
+
+_PARAGRAPH = re.compile(r"\n[ \t]*\n\s*")
+_HEADING = re.compile(r"(?:#{1,6}\s|\*\*|__)[^\n]{0,100}\Z")
+
+
+def model_text(path: str, row: dict) -> tuple[str, str]:
+    """``(problem, solution text)`` of a row of one of the model runs in :data:`MODEL_LABELS`."""
+    if "input" in row:  # Re-reading runs (GSM8K)
+        return row["input"], ((row.get("cot") or {}).get("generation") or [""])[0] or ""
+    return row["question"], row["code"][0]  # SkyThought runs (MATH-500)
+
+
+def paragraph_steps(text: str) -> tuple[list, list]:
+    """``(steps, owner)``: the paragraphs of ``text`` with a heading-only paragraph and one that ends
+    with ':' joined to the next (ProcessBench's steps are logical paragraphs); ``owner[k]`` is the
+    step that holds paragraph ``k``."""
+    paragraphs = [p.strip() for p in _PARAGRAPH.split(text.strip()) if p.strip()]
+    steps, owner, pending = [], [], []
+    for k, para in enumerate(paragraphs):
+        pending.append(para)
+        owner.append(len(steps))
+        if k + 1 < len(paragraphs) and (para.endswith(":") or _HEADING.match(para)):
+            continue
+        steps.append("\n\n".join(pending))
+        pending = []
+    return steps, owner
+
+
+def model_rows(raw: str, records, budget: float):
+    """The labelled wrong answers of :data:`MODEL_LABELS` and as many right answers (our acc) of each
+    run, in the same fixed order (CRC-32 of 'file:line'), taken as error-free (label -1). Rows carry
+    ``verdict`` (the answer check) and ``steps`` (:func:`paragraph_steps`)."""
+    from consensus_metrics.answer import check_answer
+    from consensus_metrics.budget import Deadline
+
+    doc = json.load(open(MODEL_LABELS, encoding="utf-8"))
+    labelled = [item for item in doc["labels"] if item["label"] is not None]
+    rows = []
+    for path in doc["runs"]:
+        with open(os.path.join(raw, "trajectories", path), encoding="utf-8") as handle:
+            lines = handle.read().splitlines()
+        mine = [item for item in labelled if item["file"] == path]
+        for item in mine:
+            problem, text = model_text(path, json.loads(lines[item["line"] - 1]))
+            if not problem.startswith(item["question_start"]):
+                raise SystemExit(f"{MODEL_LABELS}: {path}:{item['line']} names another question")
+            steps, owner = paragraph_steps(text)
+            rows.append({"problem": problem, "steps": steps, "label": owner[item["label"]], "verdict": False,
+                         "benchmark": item["benchmark"], "run": path,
+                         "half": zlib.crc32(problem_key(problem).encode()) % 2})
+        right = []
+        for lineno in sorted(range(1, len(lines) + 1), key=lambda n: zlib.crc32(f"{path}:{n}".encode())):
+            if len(right) == len(mine):
+                break
+            problem, text = model_text(path, json.loads(lines[lineno - 1]))
+            record = records.get(problem_key(problem))
+            steps, _ = paragraph_steps(text)
+            if record is None or not 2 <= len(steps) <= 20 or len(text) > 5000:
+                continue
+            if check_answer(text, record["answer"], Deadline(budget))["acc"]:
+                right.append({"problem": problem, "steps": steps, "label": -1, "verdict": True,
+                              "benchmark": mine[0]["benchmark"], "run": path,
+                              "half": zlib.crc32(problem_key(problem).encode()) % 2})
+        rows.extend(right)
+    for item in rows:
+        record = records[problem_key(item["problem"])]
+        t = time.process_time()
+        item["loc"] = locate_first_error(item["steps"], record["nodes"], answer_correct=item["verdict"],
+                                         problem=item["problem"], budget_s=budget, gold=record["answer"])
+        item["cpu_ms"] = (time.process_time() - t) * 1000
+        item["naive"] = _naive(item["loc"], item["verdict"])
+    return rows
 
 
 def locate_all(rows, records, budget: float):
@@ -151,7 +231,7 @@ def locate_all(rows, records, budget: float):
         verdict_ms.append((time.perf_counter() - t) * 1000)
         t = time.process_time()
         loc = locate_first_error(row.steps, record["nodes"], answer_correct=item["verdict"], problem=row.problem,
-                                 budget_s=budget)
+                                 budget_s=budget, gold=record["answer"])
         item["cpu_ms"] = (time.process_time() - t) * 1000
         item["loc"] = loc
         item["naive"] = _naive(loc, item["verdict"])
@@ -248,6 +328,20 @@ def main(argv=None) -> int:
           f"without nodes {sum(1 for i in prm if not records[problem_key(i['row'].problem)]['nodes'])} of {len(prm)} rows; "
           f"signals that named the step: {kinds_of(prm)}")
 
+    print("\n== model-written solutions: wrong answers with step labels of benchmarks/data/model_step_labels.json, "
+          "as many right answers of each run (taken as error-free)")
+    model = model_rows(args.raw, records, args.budget)
+    for bench in ("gsm8k", "math500"):
+        mine = [i for i in model if i["benchmark"] == bench]
+        print(line(f"{'GSM8K' if bench == 'gsm8k' else 'MATH-500'} ({len(mine)} solutions)", mine))
+        for half in (0, 1):
+            print(line(f"  problems of half {half}", [i for i in mine if i["half"] == half]))
+    wrong = [i for i in model if i["label"] != -1]
+    early = sum(1 for i in wrong if i["loc"].step is not None and i["loc"].step < i["label"])
+    late = sum(1 for i in wrong if i["loc"].step is not None and i["loc"].step > i["label"])
+    print(f"wrong answers {len(wrong)}: exact step {pct(figures(wrong)['erroneous_acc'])} %, {early} named too early, "
+          f"{late} too late, {sum(1 for i in wrong if i['loc'].step is None)} none; signals that named the step: {kinds_of(model)}")
+
     print("\n== error-free side on model-written right answers (paragraphs; a named step is a false computation)")
     right = right_answers(args.raw, records, args.budget)
     for name in dict.fromkeys(name for name, _ in right):
@@ -259,7 +353,7 @@ def main(argv=None) -> int:
             print(f"  {name}: {loc.reason[:110]}")
 
     print("\n== cost per solution (CPU, one process, first pass)")
-    for name, items in (("GSM8K chains", gsm), ("PRMBench solutions", prm)):
+    for name, items in (("GSM8K chains", gsm), ("PRMBench solutions", prm), ("model-written", model)):
         ms = sorted(i["cpu_ms"] for i in items)
         steps = statistics.mean(i["loc"].n_steps for i in items)
         print(f"{name:20s} locate_first_error mean {statistics.mean(ms):.2f} ms, median {ms[len(ms) // 2]:.2f}, "

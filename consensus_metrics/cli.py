@@ -430,7 +430,7 @@ def _score_into(args, completions, problems, wanted, counters, unit, think_forma
                                   think_format=think_format)
         for (pid, j, text), score in zip(todo, scores):
             first_error = locate_in_score(text, problems[pid]["nodes"], score, problems[pid]["problem"],
-                                          budget_s=args.budget).to_json()
+                                          budget_s=args.budget, gold=problems[pid]["answer"]).to_json()
             row = {"id": pid, "sample": j, "benchmark": problems[pid]["benchmark"], **score,
                    "first_error": first_error, "inputs": wanted[(pid, j)]}
             out.append(json.dumps(row, ensure_ascii=False))

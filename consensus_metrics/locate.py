@@ -8,23 +8,34 @@ convicts, or none:
 
 1. **false computation** -- two sides joined by ``=`` whose exact values differ
    (``10 \cdot (2/3) = 8``; rounding a value that has no exact short decimal is allowed:
-   ``580/110 = 5.27``). Needs no node and no answer.
+   ``580/110 = 5.27``). Needs no node and no answer. Also false: a *rewrite* in a chain of three
+   or more sides whose neighbouring sides are in the same variables and differ at two test points
+   (``-k + 3k = (-1 + 3)k = 4k``: at ``k = 3``, 6 and 12), unless an equation of the problem pins
+   a variable (``x^2 - x - 1 = 0``: ``x \cdot x^2 = x(x + 1)`` uses it) or a letter is applied as
+   a function (``f(4) = f(3) + 5``); and a quantity a step computes once and then writes with
+   another bare value (``a_6 = -25 + 5 \times 75``, then ``a_6 = 525``).
 2. **contradicts a node** -- the step states a value for a node's quantity other than the
    node's (node ``p = 0.29``, step ``p = 0.30``); a supposition (``if x = 3``, ``try a = 2``),
    several values for one quantity in a step (``x = -4`` or ``x = 1``) and a solution that also
-   states the node's value somewhere are not contradictions.
+   states the node's value somewhere are not contradictions. Only when the final answer is not
+   known to be right: with a right answer, a node's quantity given another value is another
+   quantity of the same name.
 3. **leaves the path** -- only when the final answer is known to be wrong (``answer_correct``
    false): the solution reached nodes up to some step (the *trace*), then went elsewhere. The
-   step is the first that states a *new value*: a number that is no node's number, not in the
-   problem (numbers, number words and their reciprocals and percentages; conversion factors such
-   as 60 and 365) and in no earlier step -- counted from the start when the nodes account for at least :data:`DENSE_SHARE` of
-   the values the solution states up to its last node (dense nodes: a value on none of them is
-   suspect), else counted after the last step that reaches a node. With no new value there, the
+   step is the first that states a *new value*: a number that is on no node (no node's value,
+   nor a part of a node's first form: ``20 + (80/2) = 60`` holds 20, 40 and 60; nor the gold
+   answer, :func:`path_values`), not in the problem (numbers, number words and their reciprocals
+   and percentages; conversion factors such as 60 and 365) and in no earlier step; a percentage
+   ``p%`` whose ``p/100`` is known is not new, nor 0 or 1 written but not computed -- counted
+   from the start when the nodes account for at least :data:`DENSE_SHARE` of the values the
+   solution states up to its last node (dense nodes: a value on none of them is suspect), else
+   counted after the last step that reaches a node. With no new value there, the
    step after the last node reached. Small integers and problem numbers that a computation
    *arrives at* still count as new (``4 - 2 = 2``), numbers inside a computation (its operands)
    never do.
 
-The earliest convicted step wins. With the answer right or unknown only signals 1 and 2 speak.
+The earliest convicted step wins. With the answer unknown only signals 1 and 2 speak, with it right
+only signal 1.
 A problem without nodes gets signals 1 and 3 (new values are then those not in the problem);
 the reason says so.
 
@@ -54,7 +65,7 @@ from typing import NamedTuple
 from .budget import DEFAULT_BUDGET_S, BudgetExceeded, Deadline
 from .matching import NodeMatch, match_nodes_ex
 from .nodes import Node, coerce_nodes
-from .normalize import NUM, WORD, tokenize_cached
+from .normalize import CLOSE, NUM, OP, OPEN, REL, WORD, tokenize_cached, tokenize_form
 from .relations import commutative_key, split_relation
 from .step_facts import EMPTY, StepFacts, number_value, side_value, step_facts
 from .steps import Step, split_steps, step_of, steps_from_list
@@ -63,6 +74,10 @@ from .surds import rational
 #: Share of the values a solution states up to its last node that must lie on nodes or in the
 #: problem for any new value to be suspect (see the module doc, signal 3).
 DENSE_SHARE = 0.6
+#: Longest node form (tokens) whose parts are valued for :func:`path_values`.
+MAX_PART_TOKENS = 80
+#: Longest problem text read for the equations that pin a variable.
+MAX_PROBLEM_CHARS = 4000
 #: Signals kept in :attr:`Location.signals` (the first ones).
 MAX_SIGNALS = 16
 
@@ -191,7 +206,7 @@ def node_facts(nodes: tuple[Node, ...]) -> _NodeFacts:
 
 
 def locate_first_error(solution, nodes=(), answer_correct: bool | None = None, problem: str | None = None,
-                       matches=None, budget_s: float | None = DEFAULT_BUDGET_S) -> Location:
+                       matches=None, budget_s: float | None = DEFAULT_BUDGET_S, gold: str | None = None) -> Location:
     """The earliest erroneous step of ``solution`` (module doc), or none.
 
     Args:
@@ -201,6 +216,7 @@ def locate_first_error(solution, nodes=(), answer_correct: bool | None = None, p
             objects or plain strings); may be empty.
         answer_correct: whether the final answer is right (``acc``); ``None``: unknown.
         problem: the problem text (its numbers are not new values); optional.
+        gold: the gold answer (its value is on the consensus path); optional.
         matches: :class:`~consensus_metrics.matching.NodeMatch` results already computed for
             this very text (the score path passes them; ``None``: match here, without the
             symbolic fallback).
@@ -218,13 +234,13 @@ def locate_first_error(solution, nodes=(), answer_correct: bool | None = None, p
     deadline = Deadline(budget_s)
     try:
         return _locate(text, steps, nodes, answer_correct, problem if isinstance(problem, str) else "",
-                       matches, deadline)
+                       matches, deadline, gold if isinstance(gold, str) else "")
     except BudgetExceeded:
         return Location(None, None, "out of time", n_steps=len(steps), timed_out=True)
 
 
 def _locate(text: str, steps: list[Step], nodes: tuple, answer_correct, problem: str, matches,
-            deadline: Deadline) -> Location:
+            deadline: Deadline, gold: str = "") -> Location:
     n = len(steps)
     if not n:
         return Location(None, None, "no step: the solution is empty")
@@ -248,9 +264,11 @@ def _locate(text: str, steps: list[Step], nodes: tuple, answer_correct, problem:
         trace.append(list(so_far))
     known = node_facts(nodes)
     given = problem_values(problem) if problem else frozenset()
-    signals = _strong_signals(facts, known)
+    pinned = step_facts(problem[:MAX_PROBLEM_CHARS]).pinned if "=" in problem else frozenset()
+    # with a right answer a node's quantity given another value is another quantity of the same name
+    signals = _strong_signals(facts, known if answer_correct is not True else None, pinned)
     if answer_correct is False:
-        path = _leaves_path(facts, reached, known.values, given, bool(nodes), n)
+        path = _leaves_path(facts, reached, path_values(nodes, gold), given, bool(nodes), n)
         if path is not None:
             signals.append(path)
     signals.sort(key=lambda s: s[0])
@@ -263,12 +281,12 @@ def _locate(text: str, steps: list[Step], nodes: tuple, answer_correct, problem:
 
 
 def locate_in_score(text: str, nodes, score: dict, problem: str | None = None,
-                    budget_s: float | None = DEFAULT_BUDGET_S) -> Location:
+                    budget_s: float | None = DEFAULT_BUDGET_S, gold: str | None = None) -> Location:
     """:func:`locate_first_error` for a trajectory already scored by
     :func:`~consensus_metrics.metrics.score_trajectory`: its node matches (``positions``) and
     its answer verdict (``acc``; unknown when the scoring timed out without a right answer) are
     reused, nothing is matched again. The steps are the paragraphs of the whole text, thinking
-    included, as NCR reads it.
+    included, as NCR reads it; ``gold`` is the gold answer (its value is on the path).
 
     >>> from consensus_metrics import score_trajectory
     >>> text = "3 + 4 = 7 eggs are used.\\n\\n16 - 7 = 8 are sold, so \\\\boxed{16}"
@@ -284,43 +302,109 @@ def locate_in_score(text: str, nodes, score: dict, problem: str | None = None,
     acc = score.get("acc") if isinstance(score, dict) else None
     verdict = None if acc is None or (score.get("timed_out") and not acc) else bool(acc)
     return locate_first_error(text, nodes, answer_correct=verdict, problem=problem, matches=matches,
-                              budget_s=budget_s)
+                              budget_s=budget_s, gold=gold)
 
 
-def wrong_answer_summary(texts, nodes_list, problems=None, budget_s: float | None = DEFAULT_BUDGET_S) -> dict:
+def wrong_answer_summary(texts, nodes_list, problems=None, budget_s: float | None = DEFAULT_BUDGET_S,
+                         golds=None) -> dict:
     """Where wrong-answer solutions leave the path, for training logs (never a reward):
     ``left_path`` -- the share of ``texts`` (all with a wrong final answer) with a located step;
     ``left_path_position`` -- the mean relative position of those steps (``None`` when none).
+    ``golds``: the gold answers, one per text (optional).
 
     >>> wrong_answer_summary(["3 + 4 = 7.\\n\\n16 - 7 = 8 are sold.", "I give up."], [["3+4=7"], ["3+4=7"]])
     {'left_path': 0.5, 'left_path_position': 1.0}
     """
     texts = list(texts)
     problems = list(problems) if problems is not None else [None] * len(texts)
-    located = [locate_first_error(text, nodes, answer_correct=False, problem=problem, budget_s=budget_s)
-               for text, nodes, problem in zip(texts, nodes_list, problems)]
+    golds = list(golds) if golds is not None else [None] * len(texts)
+    located = [locate_first_error(text, nodes, answer_correct=False, problem=problem, budget_s=budget_s, gold=gold)
+               for text, nodes, problem, gold in zip(texts, nodes_list, problems, golds)]
     positions = [loc.position for loc in located if loc.step is not None]
     return {"left_path": len(positions) / len(texts) if texts else 0.0,
             "left_path_position": sum(positions) / len(positions) if positions else None}
 
 
+@lru_cache(maxsize=4096)
+def path_values(nodes: tuple, gold: str = "") -> frozenset:
+    """The values on the consensus path (module doc, signal 3): every value a node states, the
+    values of its parts (each bracket group and each term of a side: node ``20 + (80/2) = 60``
+    gives 60, 20 and 40), and the gold answer's value (``gold``, when it has one).
+
+    >>> from consensus_metrics.nodes import coerce_nodes
+    >>> sorted(str(rational(v)) for v in path_values(tuple(coerce_nodes(["20 + (80/2) = 60"])), "75"))
+    ['20', '40', '60', '75']
+    """
+    out = set(node_facts(nodes).values)
+    for node in nodes:
+        if node.forms:
+            out |= _part_values(*tokenize_form(node.forms[0]))
+    if gold:
+        value = side_value(*tokenize_form(gold[:200]))
+        if value is not None:
+            out.add(value)
+    return frozenset(out)
+
+
+def _part_values(keys, kinds) -> set:
+    """Values of the parts of a node form: its sides, their bracket groups, and the terms (split at
+    a ``+``/``-`` outside brackets) of each side and group. Forms over :data:`MAX_PART_TOKENS`
+    tokens give none."""
+    if len(keys) > MAX_PART_TOKENS:
+        return set()
+    spans, stack, lo = [], [], 0
+    for i, kind in enumerate(kinds):
+        if kind == OPEN:
+            stack.append(i)
+        elif kind == CLOSE and stack:
+            spans.append((stack.pop() + 1, i))
+        elif kind == REL and not stack:
+            spans.append((lo, i))
+            lo = i + 1
+    spans.append((lo, len(keys)))
+    out = set()
+    for a, b in spans:
+        out.add(side_value(keys[a:b], kinds[a:b]))
+        depth, term = 0, a
+        for i in range(a, b + 1):
+            if i < b and kinds[i] == OPEN:
+                depth += 1
+            elif i < b and kinds[i] == CLOSE:
+                depth -= 1
+            if i == b or (not depth and i > term and kinds[i] == OP and keys[i] in ("+", "-")):
+                if term > a or i < b:
+                    out.add(side_value(keys[term:i], kinds[term:i]))
+                term = i + 1
+    out.discard(None)
+    return out
+
+
 def _no_error_reason(answer_correct, nodes) -> str:
     answer = {True: "the final answer is right", False: "the final answer is wrong",
               None: "the final answer is unknown"}[answer_correct]
-    checked = "no false computation, no node contradicted" if nodes else \
-        "no false computation (the problem has no nodes: only computations were checked)"
+    if not nodes:
+        checked = "no false computation (the problem has no nodes: only computations were checked)"
+    elif answer_correct is True:
+        checked = "no false computation (with a right answer no claim is held against the nodes)"
+    else:
+        checked = "no false computation, no node contradicted"
     return f"no error found: {checked}; {answer}"
 
 
-def _strong_signals(facts: list[StepFacts], known: _NodeFacts) -> list[tuple]:
-    """``(step, kind, reason, node)`` of every false computation and node contradiction."""
+def _strong_signals(facts: list[StepFacts], known: _NodeFacts | None,
+                    pinned: frozenset = frozenset()) -> list[tuple]:
+    r"""``(step, kind, reason, node)`` of every false computation and node contradiction (none when
+    ``known`` is ``None``); a false rewrite in a variable that an equation of the problem pins
+    (``pinned``) is none: it may use the equation (``x \cdot x^2 = x(x + 1)`` when ``x^2 - x - 1 = 0``)."""
     out = []
     stated = {(c.key, c.value) for f in facts for c in f.claims}
     for i, f in enumerate(facts):
         for c in f.false_computations:
-            out.append((i, "false_computation", f"step {i + 1}: {c.left} = {c.right} is false "
-                                                f"({c.left} is {_show(c.left_value)})", None))
-        for claim in f.claims:
+            if c.names & pinned:
+                continue
+            why = c.witness or f"{c.left} is {_show(c.left_value)}"
+            out.append((i, "false_computation", f"step {i + 1}: {c.left} = {c.right} is false ({why})", None))
+        for claim in f.claims if known is not None else ():
             if claim.hypothetical:
                 continue
             for key, value, node_id, form in known.claims:
@@ -340,7 +424,9 @@ def _leaves_path(facts: list[StepFacts], reached: list[list[str]], node_values: 
     dense = not upto or sum(1 for v in upto if v in node_values or v in given) >= DENSE_SHARE * len(upto)
     seen = set(node_values)
     for i, f in enumerate(facts):
-        new = [v for v in f.stated if v not in seen and (v not in given or v in f.results)]
+        new = [v for v in f.stated if v not in seen and (v not in given or v in f.results)
+               and not (v in f.percents and _percent_of(v) in seen | given)
+               and not (v in _ZERO_ONE and v not in f.results)]
         seen |= f.stated
         if new and (dense or i > last):
             where = f"last node reached: {reached[last][-1]} at step {last + 1}" if last >= 0 else \
@@ -354,6 +440,17 @@ def _leaves_path(facts: list[StepFacts], reached: list[list[str]], node_values: 
     k = min(last + 1, n - 1)
     return (k, "leaves_path", f"no node is reached after step {last + 1} ({reached[last][-1]}); "
                               "the final answer is wrong", None)
+
+
+#: 0 and 1: written everywhere (``= 0``, a coefficient, a root), new only where a computation
+#: arrives at them.
+_ZERO_ONE = frozenset({(), ((1, Fraction(1)),)})
+
+
+def _percent_of(value) -> tuple | None:
+    """``p/100`` of a value ``p`` (a numeral written ``p%``)."""
+    r = rational(value)
+    return _value(r / 100) if r is not None else None
 
 
 def _show(value) -> str:

@@ -219,7 +219,7 @@ def _locate_row(row, record, budget_s, tallies, counts, out) -> None:
     if not record["nodes"]:
         counts["problems without nodes"] += 1
     loc = locate_first_error(row.steps, record["nodes"], answer_correct=verdict, problem=row.problem,
-                             budget_s=budget_s)
+                             budget_s=budget_s, gold=record["answer"])
     if loc.timed_out:
         counts["timed out"] += 1
     for name in (row.subset, "ALL"):

@@ -15,6 +15,13 @@ text becomes canonical tokens (:mod:`consensus_metrics.normalize`) and relation 
   a side;
 * a **claim** is a side with a variable joined by ``=`` to a side with an exact value
   (``p = 0.29``, ``2x + 1 = 11``, ``f(3) = 7``), keyed by the commutative key of the symbolic side;
+* a **rewrite** is two neighbouring sides of a chain of three or more, both in the same
+  variables and no exact value: compared at fixed test points with exact arithmetic, false when
+  two points differ (``-k + 3k = (-1 + 3)k = 4k``); a letter applied as a function (``f(4)``),
+  vectors, matrices and ``i`` are no rewrite;
+* a quantity **computed once and then written with another value** in the same step
+  (``a_6 = -25 + 5 \times 75``, then ``a_6 = 525``) is a false computation, unless a word makes
+  it another case (``or``, ``if``, ``now``...), the step has ``±``, or it is rounding;
 * **numbers** are the values of every numeral of the step, **results** the values a
   computation of the step arrives at (its last bare-number side).
 
@@ -69,22 +76,28 @@ _NO_DIGIT = re.compile(r"\D*\Z")
 class Computation(NamedTuple):
     """Two sides joined by ``=`` with exact values; ``holds``: they are equal (or rounded).
     ``value``: the value of the right side; ``operands``: the values of the numbers written in
-    the sides that are not a bare number."""
+    the sides that are not a bare number. A *rewrite* (``witness`` set) is two sides in the same
+    variables, both in the middle of a chain; ``value`` and ``left_value`` are then ``None`` and
+    ``witness`` shows the point where the sides differ (``a = 2: 1/2 and -1/2``)."""
 
     left: str
     right: str
     holds: bool
     start: int
     end: int
-    value: tuple = ()
+    value: tuple | None = ()
     operands: frozenset = frozenset()
-    left_value: tuple = ()
+    left_value: tuple | None = ()
+    witness: str = ""
+    names: frozenset = frozenset()
 
 
 class Claim(NamedTuple):
     """``text = value``: a side with a variable (``key``: its commutative key) given a value.
     ``hypothetical``: the sentence puts it as a supposition (``if x = 3``, ``try a = 2``), or the
-    step gives the same side several values (``x = -4 or x = 1``)."""
+    step gives the same side several values (``x = -4 or x = 1``); ``hypothetical_word``: the
+    first reason alone. ``computed``: the value side is no bare number (``a_6 = -25 + 5 \times 75``);
+    ``value_text``: that side as written."""
 
     key: str
     text: str
@@ -92,14 +105,23 @@ class Claim(NamedTuple):
     start: int
     end: int
     hypothetical: bool = False
+    computed: bool = False
+    value_text: str = ""
+    hypothetical_word: bool = False
 
 
 class StepFacts(NamedTuple):
+    """What a step states. ``stated``: values of the numbers written outside a computation's
+    operands; ``percents``: those written ``p%`` (the value ``p``); ``pinned``: variables that an
+    equation in one variable of the text pins (``x^2 - x - 1 = 0``, ``x = 3``)."""
+
     computations: tuple[Computation, ...]
     claims: tuple[Claim, ...]
     numbers: frozenset
     results: frozenset
     stated: frozenset
+    percents: frozenset = frozenset()
+    pinned: frozenset = frozenset()
 
     @property
     def false_computations(self) -> tuple[Computation, ...]:
@@ -201,7 +223,7 @@ def _cached_facts(text: str) -> StepFacts:
 def _read(text: str, toks: Tokens, deadline: Deadline) -> StepFacts:
     keys, kinds = toks.keys, toks.kinds
     computations, claims, results = [], [], set()
-    operand = set()
+    operand, pinned = set(), set()
     lenient = _CHECKING_RE.search(text) is not None  # a candidate checked, modular arithmetic: = may not hold
     for chain in build_chains(toks, text, deadline, with_comm=False):
         sides = chain.sides
@@ -222,7 +244,15 @@ def _read(text: str, toks: Tokens, deadline: Deadline) -> StepFacts:
                 continue
             a, b = sides[i], sides[i + 1]
             va, vb = values[i], values[i + 1]
+            if ID in kinds[a.lo:a.hi] or ID in kinds[b.lo:b.hi]:
+                pin = _pins(keys, kinds, a, b)
+                if pin is not None:
+                    pinned.add(pin)
             if va is None and vb is None:
+                if len(sides) >= 3 and not lenient:
+                    rewrite = _rewrite(text, toks, a, b)
+                    if rewrite is not None:
+                        computations.append(rewrite)
                 continue
             if va is not None and vb is not None:
                 if bare[i] and bare[i + 1]:
@@ -238,10 +268,12 @@ def _read(text: str, toks: Tokens, deadline: Deadline) -> StepFacts:
                     results.add(vb)
                 continue
             sym, value = (a, vb) if va is None else (b, va)
+            other, other_bare = (b, bare[i + 1]) if va is None else (a, bare[i])
             if sym.hi > sym.lo and _symbolic(kinds[sym.lo:sym.hi]):
                 claims.append(Claim(commutative_key(keys[sym.lo:sym.hi], kinds[sym.lo:sym.hi]), _whole(text, sym), value,
-                                    min(a.start, b.start), max(a.end, b.end)))
-    numbers, stated = set(), set()
+                                    min(a.start, b.start), max(a.end, b.end), False, not other_bare,
+                                    _whole(text, other)))
+    numbers, stated, percents = set(), set(), set()
     for k, (key, kind) in enumerate(zip(keys, kinds)):
         if kind == NUM:
             value = number_value(key)
@@ -249,9 +281,57 @@ def _read(text: str, toks: Tokens, deadline: Deadline) -> StepFacts:
                 numbers.add(value)
                 if k not in operand:
                     stated.add(value)
+                    if k + 1 < len(keys) and keys[k + 1] == "%" and kinds[k + 1] == MISC:
+                        percents.add(value)
     if claims:
         claims = _mark_suppositions(text, claims)
-    return StepFacts(tuple(computations), tuple(claims), frozenset(numbers), frozenset(results), frozenset(stated))
+        computations.extend(_inconsistent(text, claims))
+    return StepFacts(tuple(computations), tuple(claims), frozenset(numbers), frozenset(results), frozenset(stated),
+                     frozenset(percents), frozenset(pinned))
+
+
+def _inconsistent(text: str, claims: list) -> list:
+    """A quantity computed once and then stated with another value in the same step (``a_8 =
+    \\frac{125}{9} \\cdot \\frac{2187}{78125}``, then ``a_8 = \\frac{27343}{703125}``): the later value,
+    as a false :class:`Computation`. Only when the step computes that quantity once (two roots
+    ``x = \\frac{-1 + 3}{2}``, ``x = \\frac{-1 - 3}{2}`` are alternatives), states the other value as a
+    bare number, and no word between them makes it another case (``or``, ``if``, ``now``...); a
+    decimal within one unit of its last place, or within :data:`DECIMAL_TOLERANCE` when the text
+    writes decimals, is rounding."""
+    computed: dict = {}
+    for claim in claims:
+        if claim.computed and not claim.hypothetical_word:
+            computed.setdefault(claim.key, []).append(claim)
+    out = []
+    for claim in claims:
+        firsts = computed.get(claim.key)
+        if claim.computed or not firsts or len({c.value for c in firsts}) != 1:
+            continue
+        first = firsts[0]
+        if first.start >= claim.start or claim.value == first.value or claim.hypothetical_word or _close(first, claim):
+            continue
+        if _ALTERNATIVE_RE.search(text[first.end:claim.start]) or "±" in text or "\\pm" in text:
+            continue
+        out.append(Computation(first.value_text, claim.value_text, False, claim.start, claim.end, claim.value,
+                               frozenset(), first.value,
+                               f"{first.text} = {first.value_text} is {_show_value(first.value)}, "
+                               f"then {claim.text} = {claim.value_text}"))
+    return out
+
+
+_ALTERNATIVE_RE = re.compile(r"\bor\b|\bif\b|\bcase\b|\belse\b|\botherwise\b|\bwhen\b|\bnew\b|\bnow\b|"
+                             r"\bagain\b|\bupdat|\bthen\b.*\bbecomes\b", re.I)
+
+
+def _close(first, later) -> bool:
+    a, b = _to_float(first.value), _to_float(later.value)
+    if a is None or b is None:
+        return False
+    places = _decimals(later.value_text)
+    if places is not None and "." in later.value_text and abs(a - b) <= 10.0 ** -places * 1.000001:
+        return True
+    written = first.value_text + later.value_text
+    return bool(_DECIMAL_RE.search(written)) and abs(a - b) <= DECIMAL_TOLERANCE * max(abs(a), abs(b))
 
 
 def _mark_suppositions(text: str, claims: list) -> list:
@@ -265,7 +345,8 @@ def _mark_suppositions(text: str, claims: list) -> list:
         head = text[max(0, claim.start - 300):claim.start]
         cut = max(head.rfind(". "), head.rfind("\n"), head.rfind("? "), head.rfind("! "), head.rfind("; "))
         words = {w.lower() for w in _WORD_RE.findall(head[cut + 1:])}
-        out.append(claim._replace(hypothetical=bool(words & SUPPOSING) or len(values[claim.key]) > 1))
+        out.append(claim._replace(hypothetical=bool(words & SUPPOSING) or len(values[claim.key]) > 1,
+                                  hypothetical_word=bool(words & SUPPOSING)))
     return out
 
 
@@ -358,6 +439,105 @@ def _approximately(text, toks, a, va, a_bare, b, vb, b_bare) -> bool:
         if x is not None and y is not None and abs(x - y) <= DECIMAL_TOLERANCE * max(abs(x), abs(y)):
             return True
     return False
+
+
+#: Points at which a rewrite's sides are compared: each variable (in order of first appearance)
+#: takes the next value of the list. Two integer points (integer powers stay exact) and one with
+#: fractions; a rewrite is false only when every point where both sides have a value shows a
+#: difference, and at least two such points exist.
+REWRITE_POINTS = ((3, 5, 7, 11, 13, 17, 19, 23), (4, 9, 6, 10, 14, 15, 21, 22),
+                  (Fraction(5, 3), Fraction(7, 4), Fraction(11, 5), Fraction(13, 6), Fraction(17, 7),
+                   Fraction(19, 8), Fraction(23, 9), Fraction(29, 10)))
+#: Tokens that make a side no plain expression of numbers and variables: the imaginary unit,
+#: vectors (their products need not commute) and matrices.
+_NOT_SCALAR = frozenset({"i", "M", "π"})
+#: Letters that name functions: ``f(3)``, ``P(x)`` written right before a bracket are no products.
+_FUNCTION_NAMES = frozenset("f g h F G H P Q p q".split())
+_VECTOR_RE = re.compile(r"\\(?:mathbf|vec|overrightarrow|boldsymbol|bm)\b|\\times")
+
+
+def _rewrite(text, toks, a, b) -> Computation | None:
+    r"""A rewrite (:class:`Computation`) of two neighbouring sides of a chain of three or more
+    sides, both in the same variables (``\frac{1}{1 - \frac{1}{1 - a}} = \frac{1 - a}{1 - 1 + a}``),
+    compared at :data:`REWRITE_POINTS` with exact arithmetic; ``None`` when the pair is no
+    rewrite or a side has no value there (a function, an unknown exponent)."""
+    keys, kinds = toks.keys, toks.kinds
+    ka, na = keys[a.lo:a.hi], kinds[a.lo:a.hi]
+    kb, nb = keys[b.lo:b.hi], kinds[b.lo:b.hi]
+    if not ka or not kb or WORD in na or WORD in nb or MISC in na or MISC in nb:
+        return None
+    names_a = [k for k, n in zip(ka, na) if n == ID]
+    names_b = [k for k, n in zip(kb, nb) if n == ID]
+    if not names_a or set(names_a) != set(names_b) or _NOT_SCALAR & set(names_a) or len(set(names_a)) > 8:
+        return None
+    if not _plain_pair(text, toks, a, b) or _fragment(text, toks, a, b):
+        return None
+    if _VECTOR_RE.search(text[max(0, a.start - 200):b.end]):
+        return None
+    for s_ in (a, b):
+        for t in range(s_.lo, s_.hi):
+            if kinds[t] == ID and keys[t] in _FUNCTION_NAMES and text[toks.ends[t]:toks.ends[t] + 1] == "(":
+                return None  # f(4) = f(3) + 5: a function applied, not a product
+    same, differ, witness = _compare(ka, na, kb, nb, list(dict.fromkeys(names_a)))
+    names = frozenset(names_a)
+    if same:
+        return Computation(_whole(text, a), _whole(text, b), True, a.start, b.end, None, frozenset(), None, "", names)
+    if differ < 2:
+        return None
+    return Computation(_whole(text, a), _whole(text, b), False, a.start, b.end, None, frozenset(), None, witness, names)
+
+
+def _compare(ka, na, kb, nb, order, enough: int = 2) -> tuple[int, int, str]:
+    """``(points where both sides have the same value, points where they differ, the first
+    difference shown)`` over :data:`REWRITE_POINTS` (each variable of ``order`` takes the next
+    value of a point); stops at the first point with the same value, or after ``enough``
+    points that differ."""
+    same = differ = 0
+    witness = ""
+    for point in REWRITE_POINTS:
+        assign = {name: _value_key(point[k]) for k, name in enumerate(order)}
+        va = surd_value(tuple(assign.get(k, k) if n == ID else k for k, n in zip(ka, na)),
+                        tuple(NUM if n == ID else n for n in na))
+        if va is None:
+            continue
+        vb = surd_value(tuple(assign.get(k, k) if n == ID else k for k, n in zip(kb, nb)),
+                        tuple(NUM if n == ID else n for n in nb))
+        if vb is None:
+            continue
+        if va == vb:
+            return same + 1, differ, witness
+        differ += 1
+        if not witness:
+            at = ", ".join(f"{name} = {point[k]}" for k, name in enumerate(order))
+            witness = f"at {at}: {_show_value(va)} and {_show_value(vb)}"
+        if differ >= enough:
+            break
+    return same, differ, witness
+
+
+def _pins(keys, kinds, a, b) -> str | None:
+    """The variable an equation in one variable pins (``x^2 - x - 1 = 0``, ``x = 3``,
+    ``x^2 = x + 1``), or ``None`` (several variables, none, or an identity)."""
+    na, nb = kinds[a.lo:a.hi], kinds[b.lo:b.hi]
+    names = {k for s_ in (a, b) for k, n in zip(keys[s_.lo:s_.hi], kinds[s_.lo:s_.hi]) if n == ID}
+    if len(names) != 1 or not na or not nb:
+        return None
+    (name,) = names
+    if ID not in na or ID not in nb:
+        return name
+    same, differ, _ = _compare(keys[a.lo:a.hi], na, keys[b.lo:b.hi], nb, [name], enough=1)
+    return name if differ and not same else None
+
+
+def _value_key(x: Fraction) -> str:
+    return f"#{x.numerator}/{x.denominator}" if x.denominator != 1 else f"#{x.numerator}"
+
+
+def _show_value(value: tuple) -> str:
+    r = rational(value)
+    if r is not None:
+        return str(r)
+    return " + ".join(f"{c}√{k}" if k != 1 else str(c) for k, c in value)
 
 
 def _symbolic(kinds) -> bool:

@@ -188,9 +188,10 @@ def test_a_generation_out_of_time_never_stops_the_run(text, budget):
     doc = dict(_docs("gsm8k")[0])
     if budget is not None:
         doc["budget_s"] = budget
-    out = utils.process_results(doc, [[text, "\\boxed{18}"]])
-    assert out["acc"] in (0.0, 0.5, 1.0) and len(out["trajectories"]) == 2
-    counted = [t["n_tokens"] for t in out["trajectories"] if t["n_tokens"] is not None]
+    out = utils.process_results(doc, [[text, "\\boxed{18}"]])  # the scores; the diagnostics: doc[LOG_KEY]
+    trajectories = doc[utils.LOG_KEY]["trajectories"]
+    assert out["acc"] in (0.0, 0.5, 1.0) and len(trajectories) == 2
+    counted = [t["n_tokens"] for t in trajectories if t["n_tokens"] is not None]
     if counted:  # the mean over the generations whose length is known
         assert out["n_tokens"] == pytest.approx(sum(counted) / len(counted))
     else:  # unknown: left out of the mean, like an undefined NCR
@@ -205,7 +206,7 @@ def test_property_process_results_never_raises_on_model_text(texts, budget):
     exception here loses a whole lm_eval run after generation (issue 24, item 2)."""
     doc = dict(_docs("gsm8k")[0], budget_s=budget)
     out = utils.process_results(doc, [texts])
-    assert len(out["trajectories"]) == len(texts) and 0.0 <= out["acc"] <= 1.0
+    assert len(doc[utils.LOG_KEY]["trajectories"]) == len(texts) and 0.0 <= out["acc"] <= 1.0
     assert out.get("n_tokens") is None or out["n_tokens"] >= 0
 
 

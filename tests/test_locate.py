@@ -237,3 +237,127 @@ def test_any_text_gives_a_location(text, verdict):
     loc = locate_first_error(text, ["x = 5", "3*4=12"], answer_correct=verdict, problem="12 apples and 5", budget_s=1.0)
     assert isinstance(loc, Location)
     assert loc.step is None or 0 <= loc.step < loc.n_steps
+
+
+# ----------------------------------------------------------------------------- round two: rewrites
+# PRMBench prm_test_p2_1679 (counterfactual copy, error at step 6): -k + 3k is 2k, not 4k
+SIMPLIFY_PROBLEM = "Simplify $(-k + 4) + (-2 + 3k)$."
+SIMPLIFY = ["To simplify this expression, I need to combine like terms.",
+            "Like terms are terms that have the same variable and exponent.",
+            "In this case, the like terms are $-k$ and $3k$, and $4$ and $-2$.",
+            "To combine like terms, I can use the distributive property of addition and multiplication.",
+            "This means that I can add or subtract the coefficients of the like terms, and keep the same "
+            "variable and exponent.",
+            "For example, $-k + 3k = (-1 + 3)k = 4k$.",
+            "Similarly, $4 + (-2) = 4 - 2 = 2$.",
+            "So, the simplified expression is $4k + 2$."]
+
+
+def test_false_rewrite_in_a_chain():
+    loc = locate_first_error(SIMPLIFY, [], problem=SIMPLIFY_PROBLEM)
+    assert (loc.step, loc.kind) == (5, "false_computation")
+    assert "(-1 + 3)k = 4k is false (at k = 3: 6 and 12)" in loc.reason
+    # the original solution's chain holds
+    assert not step_facts("For example, $-k + 3k = (-1 + 3)k = 2k$.").false_computations
+
+
+def test_rewrites_that_hold_by_the_problem_or_apply_a_function():
+    # Qwen2.5-14B-Instruct, MATH-500 right answers (SkyThought run): x^2 = x + 1 from the problem
+    problem = "If $x^2 - x - 1 = 0$, what is the value of $x^3 - 2x + 1$?"
+    step = "\\[\n   x^3 = x \\cdot x^2 = x(x + 1) = x^2 + x\n   \\]"
+    assert step_facts(step).false_computations  # read alone, x * x^2 is not x(x + 1)
+    assert step_facts(problem).pinned == frozenset({"x"})
+    assert locate_first_error(["We know $x^2 = x + 1$.", step], [], answer_correct=True, problem=problem).step is None
+    # without the problem's equation the rewrite is false
+    assert locate_first_error(["We know $x^2 = x + 1$.", step], [], answer_correct=True).step == 1
+    # f(4) is f applied to 4, not f times 4
+    assert not step_facts("\\( f(4) = f(3) + 3 + 2 = 8 + 3 + 2 = 13 \\)").false_computations
+
+
+# ----------------------------------------------------------------------------- round two: one quantity, two values
+# PRMBench prm_test_p2_2565 (confidence copy, error at step 13): -25 + 5 * 75 is 350
+SEQUENCE_STEP = ("Using the definition of an arithmetic sequence, we can write:\n\na_6 = a_1 + 5d\n\nSubstituting "
+                 "a_1 = -25 and d = 75, we get:\n\na_6 = -25 + 5 \\times 75\n\nSimplifying, we get:\n\na_6 = 525")
+
+
+def test_quantity_computed_then_given_another_value():
+    (c,) = step_facts(SEQUENCE_STEP).false_computations
+    assert "a_6 = -25 + 5 \\times 75 is 350, then a_6 = 525" in c.witness
+    assert not step_facts(SEQUENCE_STEP.replace("525", "350")).false_computations
+    # alternatives and rounding are no contradiction
+    assert not step_facts("Then $x = \\frac{-1 + 3}{2}$ or $x = 5$.").false_computations
+    assert not step_facts("So $r = 22/7$, and $r = 3.14$.").false_computations
+
+
+# ----------------------------------------------------------------------------- round two: right answers
+def test_right_answer_contradicts_no_node():
+    # a right final answer: a node's quantity given another value is another quantity of that name
+    loc = locate_first_error(RECIPROCAL, RECIPROCAL_NODES, answer_correct=True)
+    assert loc.step is None and "with a right answer no claim is held against the nodes" in loc.reason
+    assert locate_first_error(RECIPROCAL, RECIPROCAL_NODES, answer_correct=None).kind == "contradicts_node"
+
+
+# ----------------------------------------------------------------------------- round two: values on the path
+# AutoRace line 66 (gold 36): 2/2 = 1 is a part of the node 2 + (2/2) = 3; step 3 (2 + 3) goes astray
+JIM_PROBLEM = ("Jim spends 2 hours watching TV and then decides to go to bed and reads for half as long.  He does this "
+               "3 times a week.  How many hours does he spend on TV and reading in 4 weeks?")
+JIM = ["He reads for half as long as he watches TV so that's 2/2 = <<2/2=1.0>>1 hour",
+       "He does this 3 times a week so that's 1*3 = <<3*1=3>>3 hours",
+       "He spends 2 hours watching TV and 3 hours reading so that's 2+3 = <<2+3=5>>5 hours",
+       "In 4 weeks he does this for 4*5 = <<4*5=20>>20 hours", "The answer is 20"]
+JIM_NODES = [{"id": "n1", "text": "2 + 1 = 3"}, {"id": "n2", "text": "2 + (2/2) = 3"},
+             {"id": "n3", "text": "2 + 2/2 = 3"}, {"id": "n4", "text": "3 * 3 = 9"}]
+
+# AutoRace line 17 (gold 230): 230 is the answer; halving it leaves the path
+TRAINS_PROBLEM = ("Two trains leave San Rafael at the same time. They begin traveling westward, both traveling for 80 "
+                  "miles. The next day, they travel northwards, covering 150 miles. What's the distance covered by "
+                  "each train in the two days?")
+TRAINS = ["The two trains traveled 80+150=<<80+150=230>>230 miles.",
+          "So, each train traveled 230/2=<<230/2=115.0>>115 miles in the two days.", "The answer is 115"]
+
+
+def test_parts_of_nodes_are_on_the_path():
+    loc = locate_first_error(JIM, JIM_NODES, answer_correct=False, problem=JIM_PROBLEM, gold="36")
+    assert (loc.step, loc.kind) == (2, "leaves_path") and loc.reason.startswith("step 3 states 5")
+
+
+def test_gold_answer_is_on_the_path():
+    loc = locate_first_error(TRAINS, ["460"], answer_correct=False, problem=TRAINS_PROBLEM, gold="230")
+    assert (loc.step, loc.kind) == (1, "leaves_path") and loc.reason.startswith("step 2 states 115")
+    assert locate_first_error(TRAINS, ["460"], answer_correct=False, problem=TRAINS_PROBLEM).step == 0
+    for bad in (None, 230, "", "no value"):  # no usable gold: the values of the nodes alone
+        assert locate_first_error(TRAINS, ["460"], answer_correct=False, problem=TRAINS_PROBLEM, gold=bad).step == 0
+
+
+# AutoRace line 25 (gold 26): 75% is the node 0.75 written as a percentage; step 3 is false
+BOOK_PROBLEM = ("Kyle bought last year's best-selling book for $19.50. This is with a 25% discount from the original "
+                "price. What was the original price of the book?")
+BOOK = ["If the discount is 25%, then the original price is 100% - 25% = 75% of the original price.",
+        "75% of the original price is (75/100)*original price = $19.50.",
+        "Thus, the original price of the book is $19.50 * (100/75) = $23.", "The answer is 23"]
+
+# AutoRace line 182 (gold 5): "1 hamster/cage" states 1, no new value; 110 / 10 rats goes astray
+STRAW_PROBLEM = ("Russell works at a pet store and is distributing straw among the rodents. The rats are kept in 3 cages "
+                 "in equal groups and each rat is given 6 pieces of straw. There are 10 cages of hamsters that are "
+                 "kept alone and each hamster is given 5 pieces of straw. There is also a pen of rabbits where 20 "
+                 "pieces of straw are distributed among the rabbits. No straw is used anywhere else in the store. If "
+                 "160 pieces of straw have been distributed among the small rodents, how many rats are in each cage?")
+STRAW = ["First find the total number of hamsters in the store: 10 cages * 1 hamster/cage = <<10*1=10>>10 hamsters",
+         "Then find the total number of pieces of straw used by the hamsters: 5 pieces/hamster * 10 hamsters = "
+         "<<5*10=50>>50 pieces",
+         "Then subtract that number from the total number of pieces of straw used by all the small rodents to find "
+         "the number used by the rats: 160 pieces - 50 pieces = <<160-50=110>>110 pieces",
+         "Then divide that number by the number of rats to find the number of rats per cage: 110 pieces / 10 "
+         "rats/cage = <<110/10=11.0>>11 rats/cage", "The answer is 11"]
+
+
+def test_percentages_of_known_values_and_written_ones_are_not_new():
+    loc = locate_first_error(BOOK, ["0.75"], answer_correct=False, problem=BOOK_PROBLEM, gold="26")
+    assert (loc.step, loc.kind) == (2, "false_computation")
+    assert step_facts(BOOK[0]).percents  # 75 written as 75%
+    loc = locate_first_error(STRAW, ["50", "160 - 70 = 90"], answer_correct=False, problem=STRAW_PROBLEM, gold="5")
+    assert (loc.step, loc.kind) == (2, "leaves_path") and loc.reason.startswith("step 3 states 110")
+    # 1 arrived at by a computation is new
+    loc = locate_first_error(["So 3 - 2 = 1 bag is left.", "The answer is 1."], [], answer_correct=False,
+                             problem="3 bags and 2 friends")
+    assert loc.step == 0 and "states 1," in loc.reason

@@ -40,11 +40,11 @@ def test_score_command_writes_the_first_error_per_row(tmp_path):
 
 
 def test_lm_eval_log_carries_it_and_the_table_does_not():
-    from lm_eval_tasks.consensusbench.utils import process_results
+    from lm_eval_tasks.consensusbench.utils import LOG_KEY, process_results
 
     doc = {"problem": PROBLEM, "answer": "18", "tpn_tokenizer": "", "nodes": NODES}
-    out = process_results(doc, [[RIGHT, WRONG]])
-    assert [t["first_error"]["step"] for t in out["trajectories"]] == [None, 1]
+    out = process_results(doc, [[RIGHT, WRONG]])  # the scores; the diagnostics go into doc[LOG_KEY]
+    assert [t["first_error"]["step"] for t in doc[LOG_KEY]["trajectories"]] == [None, 1]
     assert not any("first_error" in key or "left_path" in key for key in out)
 
 
@@ -72,3 +72,46 @@ def test_verl_adapter_reports_it_as_extra_info():
     assert out["left_path"] == 1.0 and out["left_path_position"] == 1.0
     right = compute_score("consensusbench/gsm8k", RIGHT, "18", {"nodes": NODES}, locate="true")
     assert right["left_path"] == 0.0 and right["left_path_position"] == -1.0
+
+
+# AutoRace line 17 (gold 230) as one model answer: the gold value 230 is on the path, so the
+# locator names the halving (step 2), not the sum (step 1) -- when the gold answer reaches it
+TRAINS_PROBLEM = ("Two trains leave San Rafael at the same time. They begin traveling westward, both traveling for 80 "
+                  "miles. The next day, they travel northwards, covering 150 miles. What's the distance covered by "
+                  "each train in the two days?")
+TRAINS = ("The two trains traveled 80+150=230 miles.\n\nSo, each train traveled 230/2=115 miles in the two days.\n\n"
+          "The answer is \\boxed{115}.")
+TRAINS_NODES = [{"id": "n1", "text": "460"}]
+
+
+def test_the_gold_answer_reaches_the_locator_everywhere():
+    from lm_eval_tasks.consensusbench.utils import LOG_KEY, process_results
+    from reports.leave_path import first_error_of
+    from training_recipes.rewards import consensus_reward
+    from training_recipes.verl_adapter import compute_score
+
+    doc = {"problem": TRAINS_PROBLEM, "answer": "230", "tpn_tokenizer": "", "nodes": TRAINS_NODES}
+    process_results(doc, [[TRAINS]])
+    assert doc[LOG_KEY]["trajectories"][0]["first_error"]["step"] == 1
+    score = score_trajectory(TRAINS, TRAINS_NODES, "230", count_tokens=False)
+    assert first_error_of(score, TRAINS, TRAINS_NODES, TRAINS_PROBLEM, "230")["step"] == 1
+    assert first_error_of(score, TRAINS, TRAINS_NODES, TRAINS_PROBLEM)["step"] == 0  # without it: the sum
+    logged = {}
+    consensus_reward("linear", log_first_error=True)(
+        completions=[[{"role": "assistant", "content": TRAINS}]], answer=["230"], nodes=[TRAINS_NODES],
+        problem=[TRAINS_PROBLEM], log_metric=logged.__setitem__)
+    assert logged["consensus_linear/left_path_position"] == 0.5  # step 2 of 3
+    out = compute_score("consensusbench/gsm8k", TRAINS, "230", {"nodes": TRAINS_NODES, "problem": TRAINS_PROBLEM},
+                        locate=True)
+    assert out["left_path_position"] == 0.5
+
+
+def test_score_command_passes_the_gold_answer(tmp_path):
+    (tmp_path / "data.jsonl").write_text(json.dumps({"id": "g17", "benchmark": "gsm8k", "problem": TRAINS_PROBLEM,
+                                                     "answer": "230", "nodes": TRAINS_NODES}) + "\n")
+    (tmp_path / "samples.jsonl").write_text(json.dumps({"id": "g17", "completions": [TRAINS]}) + "\n")
+    proc = subprocess.run([sys.executable, "-m", "consensus_metrics", "score", "--data", "data.jsonl",
+                           "--samples", "samples.jsonl", "--out", "scores.jsonl", "--quiet"],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads((tmp_path / "scores.jsonl").read_text())["first_error"]["step"] == 1

@@ -197,7 +197,7 @@ def _score_rows(rows, mode, alpha, switch_epoch, guard, epoch, think_prefilled, 
             from consensus_metrics.locate import locate_first_error
 
             loc = locate_first_error(text, nodes, answer_correct=None if score.timed_out else bool(score.acc),
-                                     problem=problem if isinstance(problem, str) else None)
+                                     problem=problem if isinstance(problem, str) else None, gold=gold)
             results[-1]["left_path"] = float(loc.step is not None)
             results[-1]["left_path_position"] = -1.0 if loc.position is None else float(loc.position)
     return results
