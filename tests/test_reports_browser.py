@@ -63,9 +63,10 @@ def test_dom_has_the_leaderboard_and_figures(page, tmp_path):
     assert table, dom[:2000]
     body = table.group(1).split("<tbody>", 1)[1]
     rows = re.findall(r"<tr>", body)
-    assert len(rows) == 7  # greedy-192, greedy-64, sampled #1/#2, pass16, think, think-traces
-    for label in ("greedy-192", "greedy-64", "sampled #1", "sampled #2", "pass16", "think",
-                  "think-traces"):
+    labels = ("greedy-192", "greedy-64", "sampled #1", "sampled #2", "pass16", "think",
+              "think-traces", "scores-only")
+    assert len(rows) == len(labels)
+    for label in labels:
         assert f">{label}</td>" in body
     assert len(re.findall(r'<img alt="[^"]*" src="data:image/png;base64,', dom)) >= 5
     assert 'id="mismatch-table"' in dom and 'id="comparison-table"' in dom
