@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from fs_faults import full_disk
+from interrupts import restore_sigint
 
 REPO = Path(__file__).resolve().parents[1]
 GSM8K = REPO / "tests" / "fixtures" / "node_builder" / "raw" / "gsm8k"
@@ -150,7 +151,8 @@ def test_ctrl_c_stops_a_build_with_one_line_and_the_rerun_goes_on(tmp_path):
     argv = [sys.executable, "-m", "node_builder", "build", "--benchmark", "gsm8k", "--source", f"gsm8k:{source}",
             "--out", "out.jsonl", "--workdir", str(tmp_path / "w"), "--quiet"]
     env = {"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1"}
-    proc = subprocess.Popen(argv, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    proc = subprocess.Popen(argv, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                            preexec_fn=restore_sigint)
     records = tmp_path / "w" / "records.jsonl"
     deadline = time.monotonic() + 240
     while time.monotonic() < deadline and (not records.exists() or records.stat().st_size < 20_000):

@@ -14,10 +14,11 @@ from pathlib import Path
 
 import pytest
 from fs_faults import full_disk, read_only_folder
+from interrupts import restore_sigint
 
 from reports.build import build_report
 from reports.importing import import_run
-from reports.loading import ReportInputError, load_runs
+from reports.loading import ReportInputError, load_runs, sample_diagnostics
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures" / "reports"
@@ -55,7 +56,9 @@ def test_a_repetition_loop_that_runs_out_of_time_is_imported(tmp_path):
     results, written = import_run(trajectories, data, "m", tmp_path / "out", progress=False, budget_s=0.05)
     assert written
     entry = json.loads(results.read_text())["results"]["consensusbench_gsm8k"]
-    assert entry["acc,none"] in (0.5, 1.0) and entry["trajectories,none"] == 2
+    (samples,) = results.parent.glob("samples_*.jsonl")
+    logged = [sample_diagnostics(json.loads(line)) for line in samples.read_text(encoding="utf-8").split("\n") if line]
+    assert entry["acc,none"] in (0.5, 1.0) and sum(d["generations"] for d in logged) == 2
     written = build_report([str(results.parent)], tmp_path / "report")  # and the run reads as a report
     assert written["index.html"].is_file()
 
@@ -202,7 +205,7 @@ def test_ctrl_c_stops_an_import_with_one_line_and_writes_nothing(tmp_path):
                                                     for i in range(4000)]}])
     proc = subprocess.Popen([sys.executable, "-m", "reports", "import", "t.jsonl", "--data", "data.jsonl", "--model",
                              "m", "--out", "out"], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+                            text=True, preexec_fn=restore_sigint)
     deadline = time.monotonic() + 240
     while time.monotonic() < deadline and not (tmp_path / "out" / "m").is_dir():
         time.sleep(0.05)

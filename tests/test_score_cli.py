@@ -7,6 +7,7 @@ import sys
 
 import pytest
 from fs_faults import full_disk, no_space_left, read_only_folder
+from interrupts import restore_sigint
 
 from consensus_metrics import cli
 
@@ -443,7 +444,7 @@ def test_ctrl_c_stops_with_one_line_and_keeps_the_rows(tmp_path):
                                                                          f"\\boxed{{{i}}}"} for i in range(3000)])
     proc = subprocess.Popen([sys.executable, "-m", "consensus_metrics", "score", "--data", "data.jsonl", "--samples",
                              "samples.jsonl", "--out", "o.jsonl", "--quiet"], cwd=tmp_path, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True, preexec_fn=restore_sigint)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and (not (tmp_path / "o.jsonl").exists()
                                            or (tmp_path / "o.jsonl").stat().st_size < 2000):

@@ -33,7 +33,7 @@ from pathlib import Path
 from consensus_metrics.records import read_problem_file
 
 from ..importing import import_run
-from ..loading import ReportInputError
+from ..loading import ReportInputError, sample_diagnostics
 
 HERE = Path(__file__).resolve().parent
 SUBSET_DIR = HERE / "math500"
@@ -114,7 +114,8 @@ def harness_agreement(out: Path, subset: dict) -> tuple[int, int]:
                 if verdict is None:
                     continue
                 total += 1
-                agree += int(bool(verdict) == bool(record["trajectories"][0]["acc"]))
+                (trajectory,) = sample_diagnostics(record, f"{path}")["trajectories"]
+                agree += int(bool(verdict) == bool(trajectory["acc"]))
     return agree, total
 
 
