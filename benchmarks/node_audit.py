@@ -18,7 +18,9 @@ node list holds each (``benchmarks/node_audit/recall.jsonl``: ``{"benchmark", "r
 
 ``report`` scores the verdicts against the current data: it refuses when a judged node is no
 longer in its record (the data changed since the audit: every figure in the card belongs to the
-data it ships with). Precision = GOOD share; GOOD+ROUTE share; recall = found key results / all.
+data it ships with). Precision = GOOD share; GOOD+ROUTE share; recall = found key results / all; and the GOOD and
+GOOD+ROUTE counts per node kind (value, equation, expression, proposition), which tell the next
+round of rules where the defects sit.
 
 Rubric (:data:`LABELS`):
 
@@ -104,9 +106,15 @@ def score(precision: list[dict], recall: list[dict]) -> dict:
     bad = [v for v in precision if v["label"] not in LABELS]
     if bad:
         raise SystemExit(f"unknown label {bad[0]['label']!r} for {bad[0]['record']} (labels: {', '.join(LABELS)})")
+    kind_of = {(name, rid, node["text"]): node["kind"]
+               for name in SETS for rid, record in current[name].items() for node in record["nodes"]}
     out = {}
     for name in SETS:
         labels = Counter(v["label"] for v in precision if v["benchmark"] == name)
+        by_kind: dict[str, Counter] = {}
+        for v in precision:
+            if v["benchmark"] == name:
+                by_kind.setdefault(kind_of[name, v["record"], v["node"]], Counter())[v["label"]] += 1
         n = sum(labels.values())
         keys = [k for v in recall if v["benchmark"] == name for k in v["key_results"]]
         out[name] = {"nodes": n, "labels": {label: labels.get(label, 0) for label in LABELS},
@@ -114,7 +122,9 @@ def score(precision: list[dict], recall: list[dict]) -> dict:
                      "good_route_pct": round(100 * (labels["GOOD"] + labels["ROUTE"]) / n, 1) if n else None,
                      "records": len({v["record"] for v in recall if v["benchmark"] == name}),
                      "key_results": len(keys),
-                     "recall_pct": round(100 * sum(bool(k["found"]) for k in keys) / len(keys), 1) if keys else None}
+                     "recall_pct": round(100 * sum(bool(k["found"]) for k in keys) / len(keys), 1) if keys else None,
+                     "by_kind": {kind: {"nodes": sum(c.values()), "good": c["GOOD"], "good_route": c["GOOD"] + c["ROUTE"]}
+                                 for kind, c in sorted(by_kind.items())}}
     return out
 
 
@@ -127,6 +137,15 @@ def card_section(result: dict) -> str:
         other = " | ".join(str(r["labels"][label]) for label in LABELS[1:])
         lines.append(f"| {names[name]} | {r['nodes']} | **{r['good_pct']}%** | {r['good_route_pct']}% | {other} | "
                      f"**{r['recall_pct']}%** ({r['key_results']} key results of {r['records']} records) |")
+    kinds = sorted({kind for name in SETS for kind in result[name]["by_kind"]})
+    lines += ["", "GOOD / GOOD+ROUTE of the judged nodes by node kind (judged nodes in brackets):", "",
+              "| benchmark | " + " | ".join(kinds) + " |", "|---|" + "---|" * len(kinds)]
+    for name in SETS:
+        cells = []
+        for kind in kinds:
+            k = result[name]["by_kind"].get(kind)
+            cells.append(f"{k['good']} / {k['good_route']} ({k['nodes']})" if k else "–")
+        lines.append(f"| {names[name]} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 

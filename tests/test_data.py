@@ -180,3 +180,21 @@ def test_shipped_files_are_reproduced_byte_for_byte_by_build_all(tmp_path):
         assert (tmp_path / "root" / DESTINATIONS[name]).read_bytes() == _path(name).read_bytes(), (
             f"{DESTINATIONS[name]} differs from a fresh build: rerun `make data` "
             "(python -m node_builder build-all --raw RAW)")
+
+
+def test_the_data_card_audit_is_that_of_the_shipped_verdicts_and_data():
+    """The card's precision and recall are what ``benchmarks/node_audit.py report`` computes from
+    the verdict files; it refuses verdicts of nodes the shipped data no longer holds, so a rebuild
+    that changes audited nodes fails here until a new sample is judged."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("node_audit", REPO / "benchmarks" / "node_audit.py")
+    audit = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(audit)
+    result = audit.score(audit.read_jsonl(audit.VERDICTS / "precision.jsonl"),
+                         audit.read_jsonl(audit.VERDICTS / "recall.jsonl"))
+    card = (DATA / "README.md").read_text(encoding="utf-8")
+    shown = card.split(audit.CARD_START, 1)[1].split(audit.CARD_END, 1)[0].strip()
+    assert shown == audit.card_section(result).strip(), (
+        "rerun `python benchmarks/node_audit.py report --card lm_eval_tasks/consensusbench/data/README.md`")
+    assert all(result[name]["nodes"] >= 40 and result[name]["records"] >= 10 for name in audit.SETS)
