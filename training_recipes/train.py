@@ -133,9 +133,10 @@ def resolve_think_prefilled(recipe: RecipeArguments, training_args, model_path: 
     return prefilled
 
 
-def build_reward_funcs(recipe: RecipeArguments, training_args, model_path: str | None = None) -> list:
-    """The ConsensusPR reward, with DAPO's soft overlong punishment inside it when enabled: one
-    function, so a scoring timeout (``None``) leaves the whole row unscorable in TRL."""
+def reward_settings(recipe: RecipeArguments, training_args) -> dict:
+    """The keyword arguments of :func:`~training_recipes.rewards.consensus_reward` for this arm,
+    less ``think_prefilled`` (it needs the model's chat template). Every setting is checked here,
+    so a bad one is refused before a model or tokenizer is fetched: ``ValueError``."""
     from training_recipes.guards import GuardConfig
     from training_recipes.rewards import consensus_reward
 
@@ -155,13 +156,21 @@ def build_reward_funcs(recipe: RecipeArguments, training_args, model_path: str |
             )
         overlong = {"overlong_max_length": training_args.max_completion_length,
                     "overlong_buffer": recipe.overlong_buffer}
-    return [
-        consensus_reward(recipe.reward_mode, alpha=recipe.alpha, switch_epoch=recipe.switch_epoch, guard=guard,
-                         track_ncr=recipe.track_ncr, workers=recipe.reward_workers, budget_s=recipe.reward_budget_s,
-                         think_format=recipe.think_format or None,
-                         think_prefilled=resolve_think_prefilled(recipe, training_args, model_path),
-                         switch_step=recipe.switch_step, log_first_error=recipe.log_first_error, **overlong)
-    ]
+    settings = dict(mode=recipe.reward_mode, alpha=recipe.alpha, switch_epoch=recipe.switch_epoch, guard=guard,
+                    track_ncr=recipe.track_ncr, workers=recipe.reward_workers, budget_s=recipe.reward_budget_s,
+                    think_format=recipe.think_format or None, switch_step=recipe.switch_step,
+                    log_first_error=recipe.log_first_error, **overlong)
+    consensus_reward(**settings)  # raises on a bad setting; builds nothing expensive (no pool yet)
+    return settings
+
+
+def build_reward_funcs(recipe: RecipeArguments, training_args, model_path: str | None = None) -> list:
+    """The ConsensusPR reward, with DAPO's soft overlong punishment inside it when enabled: one
+    function, so a scoring timeout (``None``) leaves the whole row unscorable in TRL."""
+    from training_recipes.rewards import consensus_reward
+
+    settings = reward_settings(recipe, training_args)
+    return [consensus_reward(**settings, think_prefilled=resolve_think_prefilled(recipe, training_args, model_path))]
 
 
 def build_trainer(recipe: RecipeArguments, training_args, model_args, train_dataset=None):
@@ -169,6 +178,7 @@ def build_trainer(recipe: RecipeArguments, training_args, model_args, train_data
     from training_recipes.data import load_training_split
     from training_recipes.dynamic_sampling import DynamicSamplingConfig, DynamicSamplingGRPOTrainer
 
+    reward_settings(recipe, training_args)  # bad reward settings: refused before anything is fetched
     model_path = resolve_model_path(model_args.model_name_or_path)
     model_init_kwargs = dict(training_args.model_init_kwargs or {})
     model_init_kwargs.setdefault("dtype", model_args.dtype)
