@@ -2,14 +2,17 @@
 rubric) and recall (the key results an expert expects, found or not), scored from verdict files
 written by a reviewer who did not write the node rules.
 
-    python benchmarks/node_audit.py sample --out SHEET.jsonl [--per-benchmark 40] [--seed 7]
-    python benchmarks/node_audit.py recall-sample --out SHEET.jsonl [--per-benchmark 10] [--seed 7]
+    python benchmarks/node_audit.py sample --out SHEET.jsonl [--per-benchmark 40] [--seed 7] [--skip-judged]
+    python benchmarks/node_audit.py recall-sample --out SHEET.jsonl [--per-benchmark 10] [--seed 7] [--skip-judged]
     python benchmarks/node_audit.py report [--card lm_eval_tasks/consensusbench/data/README.md]
 
 ``sample`` draws ``--per-benchmark`` nodes at random from each test set (seeded), each with its
 problem, gold answer, reference solution and the record's other nodes, as one JSON line: the
 sheet a reviewer reads. The reviewer labels each node with one of :data:`LABELS` and a reason, in
 ``benchmarks/node_audit/precision.jsonl`` (``{"benchmark", "record", "node", "label", "why"}``).
+
+``--skip-judged`` leaves out the nodes (records) the verdict files already judge: a further sample
+adds to the first, and ``report`` scores all verdicts together.
 
 ``recall-sample`` draws ``--per-benchmark`` records with their full node lists; the reviewer
 writes, per record, the 2-5 key results an expert expects of a correct solution and whether the
@@ -71,22 +74,24 @@ def _sheet_row(name: str, record: dict, node: dict | None = None) -> dict:
     return row
 
 
-def draw_nodes(per_benchmark: int, seed: int) -> list[dict]:
-    """``per_benchmark`` (record, node) sheet rows from each test set, seeded."""
+def draw_nodes(per_benchmark: int, seed: int, judged: frozenset = frozenset()) -> list[dict]:
+    """``per_benchmark`` (record, node) sheet rows from each test set, seeded; ``(record id, node
+    text)`` pairs in ``judged`` are left out (a second sample next to the first)."""
     rng = random.Random(seed)
     out = []
     for name in SETS:
-        pool = [(r, n) for r in records(name) for n in r["nodes"]]
+        pool = [(r, n) for r in records(name) for n in r["nodes"] if (r["id"], n["text"]) not in judged]
         out += [_sheet_row(name, r, n) for r, n in rng.sample(pool, min(per_benchmark, len(pool)))]
     return out
 
 
-def draw_records(per_benchmark: int, seed: int) -> list[dict]:
-    """``per_benchmark`` records of each test set (with nodes or not: an empty record misses all)."""
+def draw_records(per_benchmark: int, seed: int, judged: frozenset = frozenset()) -> list[dict]:
+    """``per_benchmark`` records of each test set (with nodes or not: an empty record misses all);
+    record ids in ``judged`` are left out."""
     rng = random.Random(seed)
     out = []
     for name in SETS:
-        pool = records(name)
+        pool = [r for r in records(name) if r["id"] not in judged]
         out += [_sheet_row(name, r) for r in rng.sample(pool, min(per_benchmark, len(pool)))]
     return out
 
@@ -158,12 +163,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--verdicts", default=str(VERDICTS), help="report: the folder of precision.jsonl and recall.jsonl")
     parser.add_argument("--card", help="report: write the result into this data card (between its audit markers)")
     parser.add_argument("--data", help="the folder of the four test sets (default: the shipped ones)")
+    parser.add_argument("--skip-judged", action="store_true",
+                        help="sample, recall-sample: leave out what the --verdicts files already judge")
     args = parser.parse_args(argv)
     if args.data:
         globals()["DATA"] = Path(args.data)
     if args.command in ("sample", "recall-sample"):
-        rows = (draw_nodes(args.per_benchmark or 40, args.seed) if args.command == "sample"
-                else draw_records(args.per_benchmark or 10, args.seed))
+        folder = Path(args.verdicts)
+        if args.command == "sample":
+            judged = (frozenset((v["record"], v["node"]) for v in read_jsonl(folder / "precision.jsonl"))
+                      if args.skip_judged else frozenset())
+            rows = draw_nodes(args.per_benchmark or 40, args.seed, judged)
+        else:
+            judged = (frozenset(v["record"] for v in read_jsonl(folder / "recall.jsonl"))
+                      if args.skip_judged else frozenset())
+            rows = draw_records(args.per_benchmark or 10, args.seed, judged)
         text = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
         if args.out:
             Path(args.out).write_text(text, encoding="utf-8")
