@@ -164,21 +164,13 @@ def reward_settings(recipe: RecipeArguments, training_args) -> dict:
     return settings
 
 
-def build_reward_funcs(recipe: RecipeArguments, training_args, model_path: str | None = None) -> list:
-    """The ConsensusPR reward, with DAPO's soft overlong punishment inside it when enabled: one
-    function, so a scoring timeout (``None``) leaves the whole row unscorable in TRL."""
-    from training_recipes.rewards import consensus_reward
-
-    settings = reward_settings(recipe, training_args)
-    return [consensus_reward(**settings, think_prefilled=resolve_think_prefilled(recipe, training_args, model_path))]
-
-
 def build_trainer(recipe: RecipeArguments, training_args, model_args, train_dataset=None):
     """Build the (dynamic-sampling) GRPO trainer of one experiment arm; does not train."""
     from training_recipes.data import load_training_split
     from training_recipes.dynamic_sampling import DynamicSamplingConfig, DynamicSamplingGRPOTrainer
+    from training_recipes.rewards import consensus_reward
 
-    reward_settings(recipe, training_args)  # bad reward settings: refused before anything is fetched
+    reward = reward_settings(recipe, training_args)  # bad reward settings: refused before anything is fetched
     model_path = resolve_model_path(model_args.model_name_or_path)
     model_init_kwargs = dict(training_args.model_init_kwargs or {})
     model_init_kwargs.setdefault("dtype", model_args.dtype)
@@ -207,7 +199,10 @@ def build_trainer(recipe: RecipeArguments, training_args, model_args, train_data
         peft_config = get_peft_config(model_args)
     return DynamicSamplingGRPOTrainer(
         model=model_path,
-        reward_funcs=build_reward_funcs(recipe, training_args, model_path),
+        # one function, DAPO's soft overlong punishment inside it: a scoring timeout (None) leaves
+        # the whole row unscorable in TRL
+        reward_funcs=[consensus_reward(**reward, think_prefilled=resolve_think_prefilled(recipe, training_args,
+                                                                                          model_path))],
         args=training_args,
         train_dataset=train_dataset,
         peft_config=peft_config,
