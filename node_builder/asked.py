@@ -13,6 +13,8 @@ out every value that *is* the answer under another name:
   answer (``192/5`` where ``m + n = 197``; ``\frac{20\sqrt{21}}{63}`` where ``m+n+p = 104``);
 * **the value before a final reduction** -- "the remainder when ... is divided by 1000", "the
   last three digits": an integer congruent to the gold modulo that number (``8321`` for ``321``);
+* each value of an answer with ``\pm`` or of a list of values (``x = 2\sqrt{2} + 3`` for
+  ``3 \pm 2\sqrt{2}``; ``1 - \sqrt{5}`` for ``\{1\pm\sqrt{5},-2\}``);
 * an expression answer up to the order of terms and factors (``\frac{9a + 11}{20}`` for
   ``\frac{11+9a}{20}``); the steps of a simplification are equal to its answer by definition and
   stay (``\frac{16+24a}{20} - \frac{5+15a}{20}``).
@@ -83,6 +85,33 @@ def _gold_number(gold: str):
     return value, percent
 
 
+_PLUS_MINUS = re.compile(r"\\pm\b|±")
+
+
+def member_values(gold: str) -> set:
+    r"""The exact values of an answer that is several numbers: a list (``\{1, -2\}``, ``2, 5``) and
+    ``a \pm b`` (both ``a + b`` and ``a - b``); empty for a single value or a vector.
+
+    >>> sorted(member_values("3 \\pm 2 \\sqrt{2}")) == sorted([((1, 3), (2, 2)), ((1, 3), (2, -2))])
+    True
+    >>> len(member_values("\\{1\\pm\\sqrt{5},-2\\}")), member_values("\\frac{1}{2}")
+    (3, set())
+    """
+    if "matrix" in gold:
+        return set()
+    body = re.sub(r"\\(?:left|right)\b|\\[{}]", "", gold).strip().strip("{} ")
+    parts = [part.strip() for part in body.split(",")]
+    if len(parts) < 2 and not _PLUS_MINUS.search(body):
+        return set()
+    out = set()
+    for part in parts:
+        for sign in ("+", "-"):
+            value = _exact(_PLUS_MINUS.sub(sign, part))
+            if value is not None:
+                out.add(value)
+    return out
+
+
 def _scaled(value, factor: Fraction):
     return tuple((r, c * factor) for r, c in value)
 
@@ -144,6 +173,7 @@ def asked(problem: str, gold: str) -> Asked:
         for factor, words in UNIT_FACTORS:
             if words.search(problem):
                 values.update((_scaled(value, Fraction(factor)), _scaled(value, Fraction(1, factor))))
+    values |= member_values(gold)
     request = request_of(problem)
     template = template_of(problem, request) if request else None
     return Asked(gold, value, frozenset(values), order_free_key(gold) if gold.strip() else "", request,

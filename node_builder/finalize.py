@@ -22,6 +22,10 @@ output):
    A digit-free node (:func:`node_builder.hygiene.digit_free`) that solutions of
    :data:`GENERIC_PROBLEMS` other problems state is an identity or definition any problem may use
    (``\sin^2\theta + \cos^2\theta = 1``, ``r = \sqrt{x^2+y^2}``): dropped (``generic``).
+   **weak** — a weak key result (:func:`node_builder.hygiene.weakness`: a bare value fewer than
+   two thirds of the voices state, an expression in variables without what it equals, the problem's
+   setup in symbols) goes where the record keeps a node that is not weak; a record of weak nodes
+   only keeps them (coverage before precision there).
 3. **redundant** — one node per result (equations that are one equation rearranged, expressions
    equal up to their variables' names: the best supported stays; three or more nodes of one shape
    around one shared number are the members of an enumeration and go); a value and the arithmetic equation (or bare assignment) that computes it
@@ -54,8 +58,10 @@ from collections.abc import Iterable
 from tqdm import tqdm
 
 from node_builder.matcher import ID, NUM, form_anchors, match_nodes, number_of, text_may_contain, tokenize_form
-from node_builder.hygiene import digit_free, same_equation, skeleton
-from node_builder.refine import is_arithmetic_for, is_side_of_relation
+from node_builder.hygiene import digit_free, same_equation, skeleton, weakness
+from node_builder.matcher import numbers_in
+from node_builder.number_words import number_words
+from node_builder.refine import is_arithmetic_for, is_side_of_relation, readable_statement
 from node_builder.schema import Problem
 
 #: A node covered by more than this share of other problems' solutions needs context.
@@ -212,6 +218,22 @@ def _one_node_per_step(nodes: list[dict]) -> list[dict]:
     return out
 
 
+def given_numbers(problem_text: str) -> frozenset:
+    """The magnitudes of the numbers a problem statement writes, in digits or in words."""
+    statement = readable_statement(problem_text)
+    return frozenset(abs(x) for x in numbers_in(statement) | number_words(statement))
+
+
+def without_weak(nodes: list[dict], texts: list[set], problem_text: str) -> tuple[list[dict], list[set]]:
+    """``nodes`` (with their background ``texts``) less the weak ones
+    (:func:`node_builder.hygiene.weakness`), unless every node is weak: then all stay."""
+    given = given_numbers(problem_text)
+    strong = [i for i, node in enumerate(nodes) if weakness(node, given) is None]
+    if not strong:
+        return nodes, texts
+    return [nodes[i] for i in strong], [texts[i] for i in strong]
+
+
 def _add_note(record: dict, note: str) -> None:
     prov = record["provenance"]
     prov["note"] = f"{prov['note']}; {note}" if prov.get("note") else note
@@ -253,11 +275,39 @@ def lone_share(node: dict, nodes: list[dict], shares_of: dict) -> float:
     return shares_of.get(id(node), 1.0)
 
 
+def _settle(nodes: list[dict], texts: list[set], others: int, max_nodes: int, common_share: float,
+            shares_of: dict) -> tuple[list[dict], dict, list[str]]:
+    """Steps 2 (false credit) to 4 for a record's screened ``nodes``: ``(kept nodes, stats counts,
+    notes on why nothing is left)``; nothing is written to the record."""
+    counts, notes = {}, []
+    pruned, _ = prune_false_credit(nodes, texts, others)
+    dropped = [n["text"] for n in nodes if not any(n is kept for kept in pruned)]
+    counts["too_common"] = len(dropped)
+    if dropped and not pruned:
+        notes.append(f"only nodes that other problems' solutions state too often ({', '.join(dropped)}): "
+                     "no evidence of this problem")
+    kept = _one_node_per_step(_without_duplicates(pruned))
+    counts["redundant"] = len(pruned) - len(kept)
+    if pruned and not kept:
+        notes.append(f"only duplicates or members of one enumeration ({', '.join(n['text'] for n in pruned)}): "
+                     "no single key result")
+    capped = _cap(kept, max_nodes)
+    counts["over_cap"] = len(kept) - len(capped)
+    if len(capped) == 1 and not capped[0]["standalone"] and lone_share(capped[0], pruned, shares_of) <= MAX_FALSE_CREDIT:
+        capped[0]["standalone"] = True  # the problem's one step: credited on its own, rare enough still
+    if len(capped) == 1 and not capped[0]["standalone"]:  # nothing could ever corroborate it
+        notes.append(f"only a common node ({capped[0]['text']}), covered by more than {common_share:.0%} of other "
+                     "problems' solutions, and no other node to corroborate it")
+        capped = []
+    return capped, counts, notes
+
+
 def finalize_record(record: dict, shares: list[float], common_share: float, max_nodes: int,
                     elsewhere: list[int] | None = None, texts: list[set] | None = None, others: int = 0) -> dict:
     """Steps 2-5 for one record, given each node's background share, the number of other
     problems whose sampled solutions cover it and which of the ``others`` background texts of
-    other problems cover it (in node order)."""
+    other problems cover it (in node order). Weak nodes go only where the record keeps a node
+    without them."""
     stats = record["provenance"]["refine"]
     texts = texts if texts is not None else [set() for _ in record["nodes"]]
     nodes, node_texts, too_common, generic = [], [], [], []
@@ -274,29 +324,23 @@ def finalize_record(record: dict, shares: list[float], common_share: float, max_
         shares_of[id(node)] = share
         nodes.append(node)
         node_texts.append(texts[i])
-    pruned, node_texts = prune_false_credit(nodes, node_texts, others)
-    too_common += [n["text"] for n in nodes if not any(n is kept for kept in pruned)]
-    stats["too_common"] += len(too_common)
+    strong, strong_texts = without_weak(nodes, node_texts, record.get("problem", ""))
+    capped, counts, notes = _settle(strong, strong_texts, others, max_nodes, common_share, shares_of)
+    if not capped and len(strong) < len(nodes):  # nothing left without the weak nodes: they stay
+        strong = nodes
+        capped, counts, notes = _settle(nodes, node_texts, others, max_nodes, common_share, shares_of)
+    stats["weak"] = stats.get("weak", 0) + len(nodes) - len(strong)
+    stats["too_common"] += len(too_common) + counts["too_common"]
+    stats["redundant"] += counts["redundant"]
+    stats["over_cap"] += counts["over_cap"]
     if generic and not nodes:
         _add_note(record, f"only statements too generic to tell this problem apart ({', '.join(generic)}), "
                           f"stated by {GENERIC_PROBLEMS}+ other problems' solutions too")
-    if too_common and not pruned:
+    if too_common and not nodes:
         _add_note(record, f"only nodes that other problems' solutions state too often ({', '.join(too_common)}): "
                           "no evidence of this problem")
-    kept = _one_node_per_step(_without_duplicates(pruned))
-    stats["redundant"] += len(pruned) - len(kept)
-    if pruned and not kept:
-        _add_note(record, f"only duplicates or members of one enumeration ({', '.join(n['text'] for n in pruned)}): "
-                          "no single key result")
-    capped = _cap(kept, max_nodes)
-    stats["over_cap"] += len(kept) - len(capped)
-    if len(capped) == 1 and not capped[0]["standalone"] and lone_share(capped[0], pruned, shares_of) <= MAX_FALSE_CREDIT:
-        capped[0]["standalone"] = True  # the problem's one step: credited on its own, rare enough still
-    if len(capped) == 1 and not capped[0]["standalone"]:  # nothing could ever corroborate it
-        common = ", ".join(n["text"] for n in capped)
-        _add_note(record, f"only a common node ({common}), covered by more than {common_share:.0%} of other "
-                          "problems' solutions, and no other node to corroborate it")
-        capped = []
+    for note in notes:
+        _add_note(record, note)
     capped.sort(key=lambda n: (n["position"], n["text"]))
     for i, node in enumerate(capped, start=1):
         node["id"] = f"n{i}"

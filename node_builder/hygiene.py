@@ -13,6 +13,10 @@ WRONG); :func:`node_builder.refine.drop_reason` and :mod:`node_builder.consensus
   (``a^2 - b^2 = (a-b)(a+b)``).
 * :func:`digit_free` -- DEFINITION when also found across other problems (:mod:`node_builder.finalize`):
   an identity or definition without a specific number (``\sin^2\theta + \cos^2\theta = 1``).
+* :func:`weakness` -- a consensus node that is a weak key result: a bare value fewer than
+  :data:`VALUE_SHARE` of the voices state, an expression in variables without what it equals, the
+  problem's setup written in symbols (RESTATE); :mod:`node_builder.finalize` drops such nodes
+  where the record keeps another one.
 
 Example:
     >>> malformed("7 \\times"), malformed("144 \\equiv 0"), malformed("x^2 - 1 = (x-1)(x+1)")
@@ -24,9 +28,10 @@ Example:
 from __future__ import annotations
 
 import re
+from fractions import Fraction
 from functools import lru_cache
 
-from node_builder.matcher import ID, NUM, OP, REL, covered, exact_equivalent, tokenize_form, values_at_points
+from node_builder.matcher import ID, NUM, OP, REL, covered, exact_equivalent, numbers_in, tokenize_form, values_at_points
 from node_builder.miner import balanced
 from node_builder.schema import Node
 
@@ -164,3 +169,50 @@ def skeleton(text: str) -> tuple:
     share one: members of an enumeration)."""
     keys, kinds = tokenize_form(text)
     return tuple("#" if kind == NUM else key for key, kind in zip(keys, kinds))
+
+
+#: A bare value is a key result only when at least this share of the voices state it. A number is
+#: met by coincidence (a coefficient, a case's subtotal, a trial value of one route), so half the
+#: voices writing ``36`` or ``989`` is weak evidence: a value needs two voices in three. A relation
+#: (``BD = 4``) names what it is about and needs only the consensus rule's share.
+VALUE_SHARE = 2 / 3
+#: An equation or inequality stated within the first this share of the solutions (the median
+#: voice's relative position) whose numbers are all the problem's own is its setup in symbols.
+SETUP_BEFORE = 0.3
+_SMALL = frozenset({Fraction(0), Fraction(1), Fraction(2)})
+
+
+def weakness(node: dict, given_numbers: frozenset) -> str | None:
+    r"""Why a consensus node (a record's node: ``kind``, ``text``, ``support``, ``position``) is a
+    weak key result, else ``None``. ``given_numbers``: the magnitudes of the numbers the problem
+    states.
+
+    * ``weak_value`` (ROUTE/FRAGMENT) -- a bare value with ``support <`` :data:`VALUE_SHARE`;
+    * ``bare_expression`` (FRAGMENT) -- an expression in variables without what it equals
+      (``\frac{5}{2y}``, ``x^2 - 4x + 4``); a tuple (a point) is left alone;
+    * ``setup`` (RESTATE) -- an equation or inequality in variables stated before
+      :data:`SETUP_BEFORE` of the way whose numbers (but 0, 1, 2) are all the problem's
+      (``x(x + 2) = 288`` for "two consecutive even numbers whose product is 288").
+
+    >>> weakness({"kind": "value", "text": "989", "support": 0.57, "position": 0.5}, frozenset())
+    'weak_value'
+    >>> weakness({"kind": "expression", "text": "\\frac{5}{2y}", "support": 1.0, "position": 0.5}, frozenset())
+    'bare_expression'
+    >>> given = frozenset({Fraction(288)})
+    >>> weakness({"kind": "equation", "text": "x(x + 2) = 288", "support": 0.7, "position": 0.2}, given)
+    'setup'
+    >>> weakness({"kind": "equation", "text": "x = 16", "support": 0.7, "position": 0.2}, given) is None
+    True
+    """
+    kind, text = node["kind"], node["text"]
+    if kind == "value":
+        return "weak_value" if node["support"] < VALUE_SHARE - 1e-9 else None
+    if not symbols_of(text):
+        return None
+    if kind == "expression":
+        return "bare_expression" if "," not in text else None
+    if kind in ("equation", "proposition") and node["position"] < SETUP_BEFORE:
+        numbers = {abs(x) for x in numbers_in(text)} - _SMALL
+        if numbers <= given_numbers:
+            return "setup"
+    return None

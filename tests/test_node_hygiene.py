@@ -21,6 +21,8 @@ AIME_I_14 = ("... The distance can be written in the form $\\frac{m \\sqrt n}{p}
              "prime. Find $m+n+p$.")
 AIME_II_13 = ("Let $\\omega\\neq 1$ be a 13th root of unity. Find the remainder when "
               "\\[\\prod_{k=0}^{12}(2-2\\omega^k+\\omega^{2k})\\]is divided by 1000.")
+PRECALC_768 = ("Find all solutions to \\[\\sin \\left( \\tan^{-1} (x) + \\cot^{-1} \\left( \\frac{1}{x} \\right) \\right) "
+               "= \\frac{1}{3}.\\]Enter all the solutions, separated by commas.")  # MATH-500 precalculus/768
 AIME_I_1 = ("Every morning Aya goes for a $9$-kilometer-long walk ... Find the number of minutes the walk takes "
             "her, including the $t$ minutes spent in the coffee shop.")
 
@@ -40,6 +42,11 @@ AIME_I_1 = ("Every morning Aya goes for a $9$-kilometer-long walk ... Find the n
      "\\frac{9a + 11}{20}", True),  # MATH-500 algebra/2735: the answer in another order
     ("Write $\\frac{4+6a}{5}-\\frac{1+3a}{4}$ as a single fraction.", "\\frac{11+9a}{20}",
      "\\frac{16 + 24a - 5 - 15a}{20}", False),
+    (PRECALC_768, "3 \\pm 2 \\sqrt{2}", "2\\sqrt{2} + 3", True),  # one of the answer's two values
+    (PRECALC_768, "3 \\pm 2 \\sqrt{2}", "3 - 2\\sqrt{2}", True),
+    (PRECALC_768, "3 \\pm 2 \\sqrt{2}", "2\\sqrt{2}", False),
+    ("Find all the solutions to ... Enter all the solutions, separated by commas.", "\\{1\\pm\\sqrt{5},-2\\}",
+     "1 + \\sqrt{5}", True),  # MATH-500 intermediate_algebra/2015: a member of a list of values
 ])
 def test_the_answer_in_disguise(problem, gold, node, leak):
     assert is_answer_form(node, asked(problem, gold)) is leak
@@ -230,10 +237,13 @@ def test_one_equation_rearranged_is_one_node_and_an_enumeration_is_no_node():
     record = {"id": "t/a", "provenance": {"note": "", "refine": {"too_common": 0, "redundant": 0, "over_cap": 0}},
               "nodes": [node("27 = a^2+\\dfrac{46}a", "equation", 1.0, 0.3), node("27a = a^3+46", "equation", 0.8, 0.4),
                         node("a^3-27a+46 = 0", "equation", 1.0, 0.5), node("2^2 = 4", "equation", 1.0, 0.6),
-                        node("2^3 = 8", "equation", 1.0, 0.7), node("2^4 = 16", "equation", 1.0, 0.8),
-                        node("x^{13} - 1", "expression", 1.0, 0.1), node("z^{13} - 1", "expression", 0.5, 0.2)]}
+                        node("2^3 = 8", "equation", 1.0, 0.7), node("2^4 = 16", "equation", 1.0, 0.8)]}
     [out] = finalize_records([record], [])
-    assert [n["text"] for n in out["nodes"]] == ["x^{13} - 1", "27 = a^2+\\dfrac{46}a"]
+    assert [n["text"] for n in out["nodes"]] == ["27 = a^2+\\dfrac{46}a"]
+    # expressions equal up to their variables' names (a record of weak nodes only keeps them)
+    record["nodes"] = [node("x^{13} - 1", "expression", 1.0, 0.1), node("z^{13} - 1", "expression", 0.5, 0.2)]
+    [out] = finalize_records([record], [])
+    assert [n["text"] for n in out["nodes"]] == ["x^{13} - 1"]
 
 
 def test_a_record_left_empty_by_finalize_says_why():
@@ -251,3 +261,67 @@ def test_a_record_left_empty_by_finalize_says_why():
     # a digit-free statement 4 other problems' solutions of 39 state too
     [out] = finalize_records([record("a = b + c")], problems)
     assert out["nodes"] == [] and "too generic" in out["provenance"]["note"]
+
+
+def _finalized(problem_text, *nodes):
+    from node_builder.finalize import finalize_records
+
+    record = {"id": "t/w", "problem": problem_text,
+              "provenance": {"note": "", "refine": {"too_common": 0, "redundant": 0, "over_cap": 0}},
+              "nodes": [{"id": "", "text": t, "kind": k, "forms": [t], "value": t if k == "value" else None,
+                         "support": support, "position": position, "standalone": True}
+                        for t, k, support, position in nodes]}
+    [out] = finalize_records([record], [])
+    return [n["text"] for n in out["nodes"]], out["provenance"]["refine"].get("weak", 0)
+
+
+def test_a_bare_value_few_voices_state_is_weak_and_goes_beside_a_relation():
+    # MATH-500 number_theory/13: 989 (= 23 * 43, one route's product) was written by 4 of 7 voices
+    problem = "What is the average of the two smallest positive integer solutions to the congruence $$14u \\equiv 46 \\pmod{100}~?$$"
+    kept, weak = _finalized(problem, ("989", "value", 0.5714, 0.53), ("7u \\equiv 23 \\pmod{50}", "equation", 0.86, 0.3))
+    assert kept == ["7u \\equiv 23 \\pmod{50}"] and weak == 1
+    # MATH-500 algebra/1332: 22500 = 15 * 1500, written by 8 of 10 voices, is no weak value
+    problem = ("If 15 customers buy a television that costs $\\$$1500, according to Daniel's theory, how many "
+               "customers would buy a television that costs $\\$$2500?")
+    kept, weak = _finalized(problem, ("22500", "value", 0.8, 0.54), ("k = 15 \\cdot 1500", "equation", 0.9, 0.4))
+    assert kept == ["k = 15 \\cdot 1500", "22500"] and weak == 0
+
+
+def test_an_expression_in_variables_without_what_it_equals_is_weak_but_a_point_is_not():
+    from node_builder.hygiene import weakness
+
+    def expression(text):
+        return weakness({"kind": "expression", "text": text, "support": 1.0, "position": 0.5}, frozenset())
+
+    # AIME 2024-I-2: the bare right side of log_y x = 5/(2y); MATH-500 intermediate_algebra/1849
+    assert expression("\\frac{5}{2y}") == "bare_expression" and expression("x^2 - 4x + 4") == "bare_expression"
+    # a point (intermediate_algebra/1797's centre) and a number's closed form carry their meaning
+    assert expression("(5,7)") is None and expression("12 - 2\\sqrt{35}") is None
+    problem = "Find the number of integer values of $k$ in the closed interval $[-500,500]$ for which ..."
+    kept, weak = _finalized(problem, ("x^2 - 4x + 4", "expression", 1.0, 0.7), ("x^2 + (4 - k)x + 4 = 0", "equation", 1.0, 0.6))
+    assert kept == ["x^2 + (4 - k)x + 4 = 0"] and weak == 1
+
+
+def test_the_problems_setup_in_symbols_is_weak_but_a_later_or_derived_equation_is_not():
+    from node_builder.finalize import given_numbers
+    from node_builder.hygiene import weakness
+
+    def equation(text, position, problem):
+        return weakness({"kind": "equation", "text": text, "support": 1.0, "position": position}, given_numbers(problem))
+
+    # MATH-500 number_theory/521: the statement written as an equation, at the start
+    consecutive = "The product of two consecutive positive even integers is 288. What is the greater of the two integers?"
+    assert equation("x(x + 2) = 288", 0.27, consecutive) == "setup"
+    assert equation("x(x + 2) = 288", 0.6, consecutive) is None  # stated late: not the setup
+    assert equation("x = 16", 0.27, consecutive) is None  # a number the problem does not give: derived
+    # AIME 2024-II-8: numbers the problem gives, combined late by a similarity argument
+    torus = ("Torus $T$ is the surface produced by revolving a circle with radius $3$ around an axis in the plane of "
+             "the circle that is a distance $6$ from the center of the circle. Let $S$ be a sphere with a radius $11$.")
+    assert equation("\\frac{6}{11-3} = \\frac{r_i}{11}", 0.76, torus) is None
+    assert equation("w+x+y+z = 900", 0.17, "Among the nine hundred residents of Aimeville, ...") == "setup"
+
+
+def test_a_record_of_weak_nodes_only_keeps_them():
+    consecutive = "The product of two consecutive positive even integers is 288. What is the greater of the two integers?"
+    kept, weak = _finalized(consecutive, ("x(x + 2) = 288", "equation", 0.73, 0.27), ("17", "value", 0.6, 0.5))
+    assert kept == ["x(x + 2) = 288", "17"] and weak == 0
