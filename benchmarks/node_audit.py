@@ -4,12 +4,13 @@ written by a reviewer who did not write the node rules.
 
     python benchmarks/node_audit.py sample --out SHEET.jsonl [--per-benchmark 40] [--seed 7] [--skip-judged]
     python benchmarks/node_audit.py recall-sample --out SHEET.jsonl [--per-benchmark 10] [--seed 7] [--skip-judged]
-    python benchmarks/node_audit.py report [--card lm_eval_tasks/consensusbench/data/README.md]
+    python benchmarks/node_audit.py report [--card lm_eval_tasks/consensusbench/data/README.md] [--sample NAME]
 
 ``sample`` draws ``--per-benchmark`` nodes at random from each test set (seeded), each with its
 problem, gold answer, reference solution and the record's other nodes, as one JSON line: the
 sheet a reviewer reads. The reviewer labels each node with one of :data:`LABELS` and a reason, in
-``benchmarks/node_audit/precision.jsonl`` (``{"benchmark", "record", "node", "label", "why"}``).
+``benchmarks/node_audit/precision.jsonl`` (``{"benchmark", "record", "node", "label", "why",
+"sample"}``; ``sample`` names the draw, ``"seed 4244"``).
 
 ``--skip-judged`` leaves out the nodes (records) the verdict files already judge: a further sample
 adds to the first, and ``report`` scores all verdicts together.
@@ -19,11 +20,14 @@ writes, per record, the 2-5 key results an expert expects of a correct solution 
 node list holds each (``benchmarks/node_audit/recall.jsonl``: ``{"benchmark", "record",
 "key_results": [{"result", "found", "node"}]}``).
 
-``report`` scores the verdicts against the current data: it refuses when a judged node is no
-longer in its record (the data changed since the audit: every figure in the card belongs to the
-data it ships with). Precision = GOOD share; GOOD+ROUTE share; recall = found key results / all; and the GOOD and
-GOOD+ROUTE counts per node kind (value, equation, expression, proposition), which tell the next
-round of rules where the defects sit.
+``report`` scores the verdicts against the current data, so that every figure in the card belongs
+to the data it ships with: a judged node that is no longer in its record (a later rule removed
+it) is *retired* -- left out of the figures and counted with its label; a key result whose
+``node`` left its record counts as not found. Precision = GOOD share; GOOD+ROUTE share; recall =
+found key results / all; the GOOD and GOOD+ROUTE counts per node kind (value, equation,
+expression, proposition), which tell the next round of rules where the defects sit; and GOOD per
+sample: a sample drawn after the rules that retired judged nodes is the unbiased figure (those
+rules were written reading the earlier samples). ``--sample NAME`` scores one sample alone.
 
 Rubric (:data:`LABELS`):
 
@@ -101,16 +105,19 @@ def read_jsonl(path: Path) -> list[dict]:
         return [json.loads(line) for line in handle if line.strip()]
 
 
-def score(precision: list[dict], recall: list[dict]) -> dict:
-    """Per benchmark: label counts, GOOD and GOOD+ROUTE shares, recall (see the module doc)."""
-    current = {name: {r["id"]: r for r in records(name)} for name in SETS}
-    stale = [v for v in precision if v["node"] not in {n["text"] for n in current[v["benchmark"]][v["record"]]["nodes"]}]
-    if stale:
-        raise SystemExit(f"{len(stale)} judged nodes are no longer in their records (the data changed since the "
-                         f"audit), e.g. {stale[0]['record']}: {stale[0]['node']!r}: draw a new sample and judge it")
+def score(precision: list[dict], recall: list[dict], sample: str | None = None) -> dict:
+    """Per benchmark: label counts, GOOD and GOOD+ROUTE shares, recall, retired verdicts, GOOD per
+    sample (see the module doc); ``sample``: score only that sample's verdicts."""
+    if sample is not None:
+        precision = [v for v in precision if v.get("sample") == sample]
+        recall = [v for v in recall if v.get("sample") == sample]
     bad = [v for v in precision if v["label"] not in LABELS]
     if bad:
         raise SystemExit(f"unknown label {bad[0]['label']!r} for {bad[0]['record']} (labels: {', '.join(LABELS)})")
+    current = {name: {r["id"]: r for r in records(name)} for name in SETS}
+    texts = {(name, rid): {n["text"] for n in record["nodes"]} for name in SETS for rid, record in current[name].items()}
+    retired = [v for v in precision if v["node"] not in texts.get((v["benchmark"], v["record"]), set())]
+    precision = [v for v in precision if v["node"] in texts.get((v["benchmark"], v["record"]), set())]
     kind_of = {(name, rid, node["text"]): node["kind"]
                for name in SETS for rid, record in current[name].items() for node in record["nodes"]}
     out = {}
@@ -122,12 +129,20 @@ def score(precision: list[dict], recall: list[dict]) -> dict:
                 by_kind.setdefault(kind_of[name, v["record"], v["node"]], Counter())[v["label"]] += 1
         n = sum(labels.values())
         keys = [k for v in recall if v["benchmark"] == name for k in v["key_results"]]
+        found = [bool(k["found"]) and k.get("node") in texts.get((name, v["record"]), set())
+                 for v in recall if v["benchmark"] == name for k in v["key_results"]]
+        samples: dict[str, Counter] = {}
+        for v in precision:
+            if v["benchmark"] == name:
+                samples.setdefault(v.get("sample", "?"), Counter())[v["label"] == "GOOD"] += 1
         out[name] = {"nodes": n, "labels": {label: labels.get(label, 0) for label in LABELS},
                      "good_pct": round(100 * labels["GOOD"] / n, 1) if n else None,
                      "good_route_pct": round(100 * (labels["GOOD"] + labels["ROUTE"]) / n, 1) if n else None,
                      "records": len({v["record"] for v in recall if v["benchmark"] == name}),
                      "key_results": len(keys),
-                     "recall_pct": round(100 * sum(bool(k["found"]) for k in keys) / len(keys), 1) if keys else None,
+                     "recall_pct": round(100 * sum(found) / len(keys), 1) if keys else None,
+                     "retired": dict(sorted(Counter(v["label"] for v in retired if v["benchmark"] == name).items())),
+                     "by_sample": {s: {"nodes": c[True] + c[False], "good": c[True]} for s, c in sorted(samples.items())},
                      "by_kind": {kind: {"nodes": sum(c.values()), "good": c["GOOD"], "good_route": c["GOOD"] + c["ROUTE"]}
                                  for kind, c in sorted(by_kind.items())}}
     return out
@@ -151,6 +166,20 @@ def card_section(result: dict) -> str:
             k = result[name]["by_kind"].get(kind)
             cells.append(f"{k['good']} / {k['good_route']} ({k['nodes']})" if k else "–")
         lines.append(f"| {names[name]} | " + " | ".join(cells) + " |")
+    samples = sorted({s for name in SETS for s in result[name]["by_sample"]}, key=lambda s: (len(s), s))
+    lines += ["", "GOOD by sample (judged nodes still shipped in brackets):", "",
+              "| sample | " + " | ".join(names[name] for name in SETS) + " |", "|---|" + "---:|" * len(SETS)]
+    for s in samples:
+        cells = []
+        for name in SETS:
+            k = result[name]["by_sample"].get(s)
+            cells.append(f"{100 * k['good'] / k['nodes']:.1f}% ({k['nodes']})" if k and k["nodes"] else "–")
+        lines.append(f"| {s} | " + " | ".join(cells) + " |")
+    retired = {name: result[name]["retired"] for name in SETS if result[name]["retired"]}
+    if retired:
+        lines += ["", "Judged nodes no longer shipped (removed by later rules; left out above): " + "; ".join(
+            f"{names[name]} {sum(c.values())} ({', '.join(f'{k} {v}' for k, v in c.items())})"
+            for name, c in retired.items()) + "."]
     return "\n".join(lines)
 
 
@@ -163,6 +192,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--verdicts", default=str(VERDICTS), help="report: the folder of precision.jsonl and recall.jsonl")
     parser.add_argument("--card", help="report: write the result into this data card (between its audit markers)")
     parser.add_argument("--data", help="the folder of the four test sets (default: the shipped ones)")
+    parser.add_argument("--sample", help="report: score only the verdicts of this sample (their \"sample\" field)")
     parser.add_argument("--skip-judged", action="store_true",
                         help="sample, recall-sample: leave out what the --verdicts files already judge")
     args = parser.parse_args(argv)
@@ -187,7 +217,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     folder = Path(args.verdicts)
     try:
-        result = score(read_jsonl(folder / "precision.jsonl"), read_jsonl(folder / "recall.jsonl"))
+        result = score(read_jsonl(folder / "precision.jsonl"), read_jsonl(folder / "recall.jsonl"), args.sample)
     except (OSError, ValueError, KeyError) as exc:
         parser.error(f"--verdicts {folder}: {exc}")
     print(json.dumps(result, indent=2))
