@@ -18,7 +18,9 @@ and the record is flagged ``single_voice``. The defaults were chosen on leave-on
 
 Then, per problem (rules of the audit's rubric that need the voices; each counted in ``stats``):
 
-* **unmatched** -- a rule-mined candidate must match every trajectory it was mined from;
+* **unmatched** -- the matcher must read a rule-mined candidate in at least one trajectory it was
+  mined from (a solution that writes it between words, ``20 fruit/cluster * 6 clusters = 120``,
+  is not credited, yet the voices the matcher does read still count);
 * **the step of an agreed value** -- the computation of a value the voices agree on
   (``10 \\cdot 0.5 = 5`` for ``5``) is kept when two voices write it, agreed or not: where the value
   is a common number, it is that computation that stands for the step
@@ -156,7 +158,7 @@ def select(evidence: Evidence, rule: ConsensusRule, exclude_voice: str | None = 
         if candidate.cluster is not None and not own:
             continue  # mined only from the excluded voice: not a candidate of this build
         hit = {t for t in candidate.hits if t in kept_set}
-        if not hit or not own <= hit:
+        if not hit or (own and not own & hit):  # the matcher reads it in none of the texts it came from
             stats["unmatched"] += 1
             continue
         positions = _voice_positions(candidate, kept_t, voice_of)

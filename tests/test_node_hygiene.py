@@ -172,6 +172,28 @@ def test_voices_that_show_no_work_have_no_say_and_two_voices_are_needed():
     assert solo.nodes == [] and not solo.single_voice  # two solvers, one shows work: nothing agreed
 
 
+def test_a_computation_one_voice_writes_between_words_still_counts_for_the_voices_that_read():
+    # GSM8K test/59: the reference states <<20*6=120>> (mined) but writes "20 fruit/cluster * 6 clusters =
+    # 120 fruit", which the matcher cannot read between the units; the voices writing 6 * 20 = 120 agree
+    statement = ("A raspberry bush has 6 clusters of 20 fruit each and 67 individual fruit scattered across the "
+                 "bush. How many raspberries are there total?")
+    reference = Trajectory("First find the number of fruit in clusters: 20 fruit/cluster * 6 clusters = 120 fruit\n"
+                           "Then add the number of individual fruit to find the total number of fruit: "
+                           "120 fruit + 67 fruit = 187 fruit", "reference", True, voice="reference",
+                           equations=["20*6=120", "120+67=187"])
+    p = _voices(statement, "187", {"A": "The clusters hold 6 * 20 = 120 raspberries, so 120 + 67 = 187.",
+                                   "B": "6 * 20 = 120 in clusters; 120 + 67 = 187 in total."})
+    p.trajectories.insert(0, reference)
+    evidence = gather(p)
+    [mined] = [c for c in evidence.candidates if c.node.kind == "equation" and "120" in c.node.text
+               and "187" not in c.node.text]
+    assert 0 in mined.mined_from and 0 not in mined.hits  # mined from the reference, not read in its text
+    chosen = select(evidence, ConsensusRule())
+    assert (mined.node.text, round(2 / 3, 4)) in {(n.text, n.support) for n in chosen.nodes}
+    alone = Problem("t/2", "t", statement, "187", trajectories=[reference])  # read in none of its texts: no node
+    assert mined.node.text not in {n.text for n in select(gather(alone), ConsensusRule()).nodes}
+
+
 # ------------------------------------------------------------------ suspect gold answers
 def test_a_gold_answer_the_strong_voices_contradict_is_flagged_not_changed():
     # GSM8K test/814: the gold 11 contradicts the text; strong voices reach 17
