@@ -148,6 +148,10 @@ def score(precision: list[dict], recall: list[dict], sample: str | None = None) 
     return out
 
 
+def _pct(value) -> str:
+    return "–" if value is None else f"{value}%"
+
+
 def card_section(result: dict) -> str:
     names = {"math500": "MATH-500", "gsm8k": "GSM8K", "aime24": "AIME 2024", "aime25": "AIME 2025"}
     lines = ["| benchmark | nodes judged | GOOD | GOOD+ROUTE | " + " | ".join(LABELS[1:]) + " | recall (key results found) |",
@@ -155,8 +159,8 @@ def card_section(result: dict) -> str:
     for name in SETS:
         r = result[name]
         other = " | ".join(str(r["labels"][label]) for label in LABELS[1:])
-        lines.append(f"| {names[name]} | {r['nodes']} | **{r['good_pct']}%** | {r['good_route_pct']}% | {other} | "
-                     f"**{r['recall_pct']}%** ({r['key_results']} key results of {r['records']} records) |")
+        lines.append(f"| {names[name]} | {r['nodes']} | **{_pct(r['good_pct'])}** | {_pct(r['good_route_pct'])} | {other} | "
+                     f"**{_pct(r['recall_pct'])}** ({r['key_results']} key results of {r['records']} records) |")
     kinds = sorted({kind for name in SETS for kind in result[name]["by_kind"]})
     lines += ["", "GOOD / GOOD+ROUTE of the judged nodes by node kind (judged nodes in brackets):", "",
               "| benchmark | " + " | ".join(kinds) + " |", "|---|" + "---|" * len(kinds)]
