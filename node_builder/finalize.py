@@ -59,9 +59,7 @@ from tqdm import tqdm
 
 from node_builder.matcher import ID, NUM, form_anchors, match_nodes, number_of, text_may_contain, tokenize_form
 from node_builder.hygiene import digit_free, same_equation, skeleton, weakness
-from node_builder.matcher import numbers_in
-from node_builder.number_words import number_words
-from node_builder.refine import is_arithmetic_for, is_side_of_relation, readable_statement
+from node_builder.refine import is_arithmetic_for, is_side_of_relation, readable_statement, stated_numbers
 from node_builder.schema import Problem
 
 #: A node covered by more than this share of other problems' solutions needs context.
@@ -220,8 +218,7 @@ def _one_node_per_step(nodes: list[dict]) -> list[dict]:
 
 def given_numbers(problem_text: str) -> frozenset:
     """The magnitudes of the numbers a problem statement writes, in digits or in words."""
-    statement = readable_statement(problem_text)
-    return frozenset(abs(x) for x in numbers_in(statement) | number_words(statement))
+    return frozenset(abs(x) for x in stated_numbers(readable_statement(problem_text)))
 
 
 def without_weak(nodes: list[dict], texts: list[set], problem_text: str) -> tuple[list[dict], list[set]]:

@@ -175,11 +175,16 @@ def readable_statement(text: str) -> str:
     return text
 
 
+def stated_numbers(statement: str) -> frozenset:
+    """Every number a (readable) statement writes, in digits or in words, signed as written."""
+    return frozenset(number_words(statement) | numbers_in(statement))
+
+
 def facts_of(problem: Problem, config: RefineConfig) -> Facts:
     statement = readable_statement(problem.problem)
     symbols = frozenset(k for k, kind in zip(*tokenize_form(statement)) if kind == ID)
     return Facts(asked(statement, problem.answer), answer_parts(problem.answer), part_letters(statement),
-                 frozenset(number_words(statement) | numbers_in(statement)),
+                 stated_numbers(statement),
                  frozenset(Fraction(d.replace(",", "")) for d in _DIGITS.findall(statement)),
                  symbols, _definitions(statement), frozenset(Fraction(v) for v in config.trivial_values), statement)
 
