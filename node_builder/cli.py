@@ -22,6 +22,12 @@ and ``gsm8k_train`` to ``ROOT/training_recipes/data/`` (``ROOT`` defaults to ``.
 
 ``stats DATA.jsonl ...`` — node statistics (the data card's figures) as JSON.
 
+``signoff-sheet --raw RAW --benchmark NAME --out-dir DIR [--parts N]`` and
+``signoff-import --sheet-dir DIR --answers FILE ... --reviewer NAME --out VERDICTS.jsonl`` — the
+reviewer's round trip (:mod:`node_builder.signoff`): sheets of every problem's signable
+candidates out, one answer line per problem in, verdicts merged into the benchmark's file
+(``node_builder/signoffs/NAME.jsonl``, which ``build-all`` applies; ``build --signoff FILE``).
+
 This module only parses the command line into typed settings (:class:`~node_builder.pipeline.BuildConfig`,
 :class:`~node_builder.generate.GenerationConfig`) and calls :func:`node_builder.build.build_file`.
 
@@ -127,10 +133,24 @@ def field_pair(text: str) -> tuple[str, str]:
     return field, name
 
 
-def _config_from_args(args) -> BuildConfig:
+def _config_from_args(args, signoffs: dict | None = None) -> BuildConfig:
     refine = RefineConfig(max_nodes=args.max_nodes)
     consensus = ConsensusRule(min_share=args.min_share, min_voices=args.min_voices, fallback=not args.no_fallback)
-    return BuildConfig(refine=refine, consensus=consensus, extractor="rules+llm" if args.extractor == "llm" else "rules")
+    return BuildConfig(refine=refine, consensus=consensus, extractor="rules+llm" if args.extractor == "llm" else "rules",
+                       signoffs=signoffs)
+
+
+def _signoffs(path: Path | None) -> dict | None:
+    from node_builder.signoff import SignoffError, load_signoffs
+
+    if path is None:
+        return None
+    if not Path(path).is_file():
+        raise InputError(f"--signoff {path}: no such file")
+    try:
+        return load_signoffs(Path(path))
+    except (SignoffError, UnicodeDecodeError) as err:
+        raise InputError(f"--signoff {err}") from None
 
 
 def cmd_build(args) -> int:
@@ -142,7 +162,8 @@ def cmd_build(args) -> int:
         raise InputError("--samples-only drops the imported solutions of a sampling build: it needs --backend")
     fields = dict(args.map) if args.map else None
     workdir = Path(args.workdir or f"runs/node_builder/{args.benchmark}")
-    summary = build_file(args.benchmark, args.source, Path(args.out), workdir, _config_from_args(args),
+    config = _config_from_args(args, _signoffs(args.signoff))
+    summary = build_file(args.benchmark, args.source, Path(args.out), workdir, config,
                          _generation_from_args(args), limit=args.limit, fields=fields, quiet=args.quiet,
                          workers=args.workers)
     bad = summary["skipped_inputs"] + summary["skipped_problems"]
@@ -153,8 +174,11 @@ def cmd_build_all(args) -> int:
     raw, root = Path(args.raw), Path(args.out_dir)
     if not raw.is_dir():
         raise InputError(f"--raw {raw}: not a directory (the raw sources; layout: {RAW_LAYOUT_DOC})")
-    config = _config_from_args(args)
+    from node_builder.signoff import SIGNOFF_DIR
+
     names = args.only or list(SHIPPED)
+    configs = {name: _config_from_args(args, _signoffs(SIGNOFF_DIR / f"{name}.jsonl")
+                                       if (SIGNOFF_DIR / f"{name}.jsonl").exists() else None) for name in names}
     for name in names:  # every input and output checked before the first build starts
         try:
             check_sources(shipped_sources(name, raw))
@@ -166,12 +190,12 @@ def cmd_build_all(args) -> int:
         specs, out = shipped_sources(name, raw), shipped_path(name, root)
         workdir = Path(args.workdir_root) / name
         try:
-            summary = build_file(name, specs, out, workdir, config, quiet=args.quiet, workers=args.workers)
+            summary = build_file(name, specs, out, workdir, configs[name], quiet=args.quiet, workers=args.workers)
         except WorkdirMismatch as exc:  # the raw sources changed: keep the old dir, start a new one
             aside = workdir.with_name(f"{name}.old-{time.strftime('%Y%m%d-%H%M%S')}")
             workdir.rename(aside)
             print(f"build-all: {exc}; moved it to {aside}", file=sys.stderr)
-            summary = build_file(name, specs, out, workdir, config, quiet=args.quiet, workers=args.workers)
+            summary = build_file(name, specs, out, workdir, configs[name], quiet=args.quiet, workers=args.workers)
         bad += summary["skipped_inputs"] + summary["skipped_problems"]
     return 1 if (args.strict and bad) else 0
 
@@ -194,6 +218,34 @@ def cmd_stats(args) -> int:
     except ValueError as exc:  # a missing file, a bad line: named with its file (and line)
         raise InputError(str(exc)) from None
     print(json.dumps(report, indent=2))
+    return 0
+
+
+def cmd_signoff_sheet(args) -> int:
+    from node_builder.signoff import write_sheets
+
+    if args.source:
+        specs = args.source
+    elif args.raw and args.benchmark in SHIPPED:
+        specs = shipped_sources(args.benchmark, Path(args.raw))
+    else:
+        raise InputError("give --source KIND:PATH (repeatable), or --raw RAW with a shipped --benchmark "
+                         f"({', '.join(SHIPPED)})")
+    check_sources(specs)
+    written = write_sheets(args.benchmark, specs, Path(args.out_dir), args.parts, _signoffs(args.skip_signed),
+                           quiet=args.quiet)
+    print(json.dumps(written), file=sys.stderr)
+    return 0
+
+
+def cmd_signoff_import(args) -> int:
+    from node_builder.signoff import SignoffError, import_answers
+
+    try:
+        summary = import_answers(Path(args.sheet_dir), [Path(a) for a in args.answers], args.reviewer, Path(args.out))
+    except (SignoffError, OSError, ValueError) as err:
+        raise InputError(str(err)) from None
+    print(json.dumps(summary), file=sys.stderr)
     return 0
 
 
@@ -250,6 +302,8 @@ def make_parser() -> argparse.ArgumentParser:
     g.add_argument("--hf-batch-size", type=positive_int, default=4, help="hf: prompts per forward batch")
     g.add_argument("--extractor", choices=("rules", "llm"), default="rules",
                    help="llm: also ask the backend's model for nodes (JSON)")
+    b.add_argument("--signoff", metavar="VERDICTS.jsonl",
+                   help="a reviewer's verdicts (node_builder.signoff): in the problems they cover, only signed nodes")
     _add_refine_args(b)
     b.set_defaults(func=cmd_build)
 
@@ -268,6 +322,23 @@ def make_parser() -> argparse.ArgumentParser:
     s.add_argument("data", nargs="+")
     s.add_argument("--card", help="write the statistics tables into this data card (between its markers)")
     s.set_defaults(func=cmd_stats)
+
+    sh = sub.add_parser("signoff-sheet", help="write reviewer sheets of every problem's signable candidates")
+    sh.add_argument("--benchmark", required=True)
+    sh.add_argument("--raw", help="the raw sources folder (a shipped benchmark's sources)")
+    sh.add_argument("--source", action="append", metavar="KIND:PATH", help="or the sources themselves")
+    sh.add_argument("--out-dir", required=True, help="sheets sheet1.md.. and candidates.json go here")
+    sh.add_argument("--parts", type=positive_int, default=1, help="split the problems over N sheets")
+    sh.add_argument("--skip-signed", metavar="VERDICTS.jsonl", help="leave out problems these verdicts cover")
+    sh.add_argument("--quiet", action="store_true")
+    sh.set_defaults(func=cmd_signoff_sheet)
+
+    im = sub.add_parser("signoff-import", help="merge a reviewer's answer lines into a verdict file")
+    im.add_argument("--sheet-dir", required=True, help="the signoff-sheet folder (its candidates.json)")
+    im.add_argument("--answers", nargs="+", required=True, help="answer files: one 'ID: 1G 2R ...' line per problem")
+    im.add_argument("--reviewer", required=True, help="who signed (kept with each verdict)")
+    im.add_argument("--out", required=True, help="the verdict file to merge into (created if missing)")
+    im.set_defaults(func=cmd_signoff_import)
     return parser
 
 

@@ -59,7 +59,7 @@ from node_builder.matcher import surd_value, tokenize_form
 from node_builder.schema import Node
 
 #: Stats keys of :func:`select`, in the order the provenance lists them.
-SELECT_REASONS = ("unmatched", "below_support", "route", "check", "maximal")
+SELECT_REASONS = ("unmatched", "below_support", "route", "check", "maximal", "rejected", "unsigned")
 
 
 @dataclass(frozen=True)
@@ -125,16 +125,27 @@ def _route_ok(node: Node, problem_symbols: frozenset, symbol_voices: dict[str, s
     return True
 
 
-def select(evidence: Evidence, rule: ConsensusRule, exclude_voice: str | None = None) -> Selection:
-    """The consensus nodes of ``evidence`` under ``rule``, optionally as if ``exclude_voice``
-    had never spoken (its solutions neither mine nor vote)."""
+@dataclass
+class _Checked:
+    """The candidates of a problem that the matcher reads where they were mined, with who states
+    them (:func:`select`'s and :func:`signable`'s common first step)."""
+
+    entries: list[tuple[Candidate, dict[str, float], bool]]  # (candidate, voice -> position, agreed)
+    voices: list[str]
+    n: int  # voices whose solutions show work
+    single: bool
+    speakers: int  # trajectories of those voices
+    stats: dict[str, int]
+    answer_at: dict[str, float]
+    symbol_voices: dict[str, set]
+
+
+def _check(evidence: Evidence, rule: ConsensusRule, exclude_voice: str | None) -> _Checked:
     trajectories = evidence.trajectories
     voice_of = [t.voice for t in trajectories]
     kept_t = [i for i, v in enumerate(voice_of) if v != exclude_voice]
     voices = sorted({voice_of[i] for i in kept_t})
     stats = {reason: 0 for reason in SELECT_REASONS}
-    if not voices:
-        return Selection([], voices, stats)
     kept_set = set(kept_t)
     speaking = {voice_of[t] for c in evidence.candidates for t in c.hits if t in kept_set} or set(voices)
     n = len(speaking)
@@ -143,16 +154,13 @@ def select(evidence: Evidence, rule: ConsensusRule, exclude_voice: str | None = 
     for t in kept_t:
         if evidence.answer_at[t] is not None:
             answer_at[voice_of[t]] = min(answer_at.get(voice_of[t], 1.0), evidence.answer_at[t])
-    answer_keys = tokenize_form(evidence.problem.answer)[0]
-    answer_key = answer_keys[0] if len(answer_keys) == 1 else ""  # the gold's number token (#36)
-    problem_symbols = symbols_of(evidence.problem.problem)
     symbol_voices: dict[str, set] = {}
     for t in kept_t:
         for symbol in symbols_of(trajectories[t].text):
             symbol_voices.setdefault(symbol, set()).add(voice_of[t])
 
-    speaker_t = [t for t in kept_t if voice_of[t] in speaking]
-    checked = []  # (candidate, voice positions, agreed)
+    speakers = sum(1 for t in kept_t if voice_of[t] in speaking)
+    entries = []
     for candidate in evidence.candidates:
         own = candidate.mined_from & kept_set
         if candidate.cluster is not None and not own:
@@ -163,34 +171,97 @@ def select(evidence: Evidence, rule: ConsensusRule, exclude_voice: str | None = 
             continue
         positions = _voice_positions(candidate, kept_t, voice_of)
         if single:
-            m = len(speaker_t)
-            agreed = rule.fallback and (m == 1 or len(hit) >= 2)
+            agreed = rule.fallback and (speakers == 1 or len(hit) >= 2)
         else:
             agreed = rule.agrees(len(positions), n)
-        checked.append((candidate, positions, agreed))
-    if not single and checked and not any(agreed for _, _, agreed in checked):
-        most = max(len(positions) for _, positions, _ in checked)  # the most shared results, if shared enough
+        entries.append((candidate, positions, agreed))
+    return _Checked(entries, voices, n, single, speakers, stats, answer_at, symbol_voices)
+
+
+def signable(evidence: Evidence, rule: ConsensusRule, exclude_voice: str | None = None) -> list[tuple[Candidate, int, int]]:
+    """The candidates a reviewer may sign (:mod:`node_builder.signoff`): ``(candidate, k, n)`` for
+    every candidate that ``k >= 2`` of the ``n`` voices state (with a single voice: what two of its
+    solutions share, or a lone solution's), most shared first, then by position."""
+    checked = _check(evidence, rule, exclude_voice)
+    out = []
+    for candidate, positions, agreed in checked.entries:
+        k = len(positions)
+        if (checked.single and agreed) or (not checked.single and k >= 2):
+            out.append((candidate, k, checked.n, _median(list(positions.values()))))
+    out.sort(key=lambda row: (-row[1], row[3], row[0].node.text))
+    return [(candidate, k, n) for candidate, k, n, _ in out]
+
+
+def select(evidence: Evidence, rule: ConsensusRule, exclude_voice: str | None = None,
+           signed: dict[str, str] | None = None) -> Selection:
+    """The consensus nodes of ``evidence`` under ``rule``, optionally as if ``exclude_voice``
+    had never spoken (its solutions neither mine nor vote).
+
+    ``signed`` (a reviewer's verdicts on this problem's candidates, :mod:`node_builder.signoff`:
+    text -> label) replaces the judgement rules: a candidate signed ``GOOD`` is a node when two
+    voices (and ``fallback_share`` of them) state it, route and check rules aside; every other
+    candidate goes (``rejected`` when the reviewer labelled it otherwise, ``unsigned`` when the
+    reviewer never saw it). Maximality still applies."""
+    checked = _check(evidence, rule, exclude_voice)
+    voices, n, single, stats = checked.voices, checked.n, checked.single, checked.stats
+    if not voices:
+        return Selection([], voices, stats)
+    answer_keys = tokenize_form(evidence.problem.answer)[0]
+    answer_key = answer_keys[0] if len(answer_keys) == 1 else ""  # the gold's number token (#36)
+    problem_symbols = symbols_of(evidence.problem.problem)
+    entries = checked.entries
+    if signed is not None:
+        return _select_signed(entries, signed, rule, checked)
+    if not single and entries and not any(agreed for _, _, agreed in entries):
+        most = max(len(positions) for _, positions, _ in entries)  # the most shared results, if shared enough
         if most >= 2 and most / n >= rule.fallback_share - 1e-9:
-            checked = [(c, positions, len(positions) == most) for c, positions, _ in checked]
-    agreed_values = {surd_value(*tokenize_form(c.node.value)) for c, _, agreed in checked
+            entries = [(c, positions, len(positions) == most) for c, positions, _ in entries]
+    agreed_values = {surd_value(*tokenize_form(c.node.value)) for c, _, agreed in entries
                      if agreed and c.node.kind == "value" and c.node.value}
 
-    chosen: list[tuple[Candidate, Node]] = []
-    for candidate, positions, agreed in checked:
+    nodes: list[Node] = []
+    for candidate, positions, agreed in entries:
         if not agreed and not (len(positions) >= 2 and computed_value(candidate.node) in agreed_values):
             stats["below_support"] += 1
             continue
-        if not _route_ok(candidate.node, problem_symbols, symbol_voices, single):
+        if not _route_ok(candidate.node, problem_symbols, checked.symbol_voices, single):
             stats["route"] += 1
             continue
-        if _is_check(candidate.node, positions, answer_at, answer_key):
+        if _is_check(candidate.node, positions, checked.answer_at, answer_key):
             stats["check"] += 1
             continue
-        node = replace(candidate.node, support=round(len(positions) / n, 4), position=_median(list(positions.values())))
-        chosen.append((candidate, node))
+        nodes.append(replace(candidate.node, support=round(len(positions) / n, 4),
+                             position=_median(list(positions.values()))))
+    return _maximal(nodes, checked, stats)
 
-    nodes = [node for _, node in chosen]
+
+def _select_signed(entries, signed: dict[str, str], rule: ConsensusRule, checked: _Checked) -> Selection:
+    from node_builder.signoff import GOOD, text_key  # signoff imports this module
+
+    stats, n = checked.stats, checked.n
+    nodes: list[Node] = []
+    for candidate, positions, agreed in entries:
+        label = signed.get(text_key(candidate.node.text))
+        if label is None:
+            stats["unsigned"] += 1
+            continue
+        if label != GOOD:
+            stats["rejected"] += 1
+            continue
+        k = len(positions)
+        if checked.single:
+            enough = agreed
+        else:
+            enough = k >= 2 and k / n >= rule.fallback_share - 1e-9
+        if not enough:
+            stats["below_support"] += 1
+            continue
+        nodes.append(replace(candidate.node, support=round(k / n, 4), position=_median(list(positions.values()))))
+    return _maximal(nodes, checked, stats)
+
+
+def _maximal(nodes: list[Node], checked: _Checked, stats: dict[str, int]) -> Selection:
     maximal = [node for node in nodes if not any(other is not node and is_part_of(node, other) for other in nodes)]
     stats["maximal"] = len(nodes) - len(maximal)
     maximal.sort(key=lambda node: (node.position, node.text))
-    return Selection(maximal, voices, stats, single_voice=single, counted=n)
+    return Selection(maximal, checked.voices, stats, single_voice=checked.single, counted=checked.n)

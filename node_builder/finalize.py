@@ -25,7 +25,8 @@ output):
    **weak** — a weak key result (:func:`node_builder.hygiene.weakness`: a bare value fewer than
    two thirds of the voices state, an expression in variables without what it equals, the problem's
    setup in symbols) goes where the record keeps a node that is not weak; a record of weak nodes
-   only keeps them (coverage before precision there).
+   only keeps them (coverage before precision there). Nodes a reviewer signed
+   (:mod:`node_builder.signoff`) are exempt.
 3. **redundant** — one node per result (equations that are one equation rearranged, expressions
    equal up to their variables' names: the best supported stays; three or more nodes of one shape
    around one shared number are the members of an enumeration and go); a value and the arithmetic equation (or bare assignment) that computes it
@@ -321,7 +322,10 @@ def finalize_record(record: dict, shares: list[float], common_share: float, max_
         shares_of[id(node)] = share
         nodes.append(node)
         node_texts.append(texts[i])
-    strong, strong_texts = without_weak(nodes, node_texts, record.get("problem", ""))
+    if record["provenance"].get("signed"):  # a reviewer signed them key results: no weakness rule second-guesses
+        strong, strong_texts = nodes, node_texts
+    else:
+        strong, strong_texts = without_weak(nodes, node_texts, record.get("problem", ""))
     capped, counts, notes = _settle(strong, strong_texts, others, max_nodes, common_share, shares_of)
     if not capped and len(strong) < len(nodes):  # nothing left without the weak nodes: they stay
         strong = nodes

@@ -45,6 +45,7 @@ from node_builder.finalize import COMMON_SHARE, finalize_records
 from node_builder.gold_check import answers_of, flag_suspect_gold
 from node_builder.llm_extractor import ExtractionError
 from node_builder.refine import DROP_REASONS, RefineConfig
+from node_builder.signoff import signoffs_digest
 from node_builder.schema import Problem, make_record
 
 
@@ -55,10 +56,13 @@ class BuildConfig:
     extractor: str = "rules"
     #: nodes in more than this share of other problems' solutions need context (node_builder.finalize)
     common_share: float = COMMON_SHARE
+    #: a reviewer's verdicts, problem id -> {candidate text -> label} (node_builder.signoff): in a
+    #: problem with verdicts only the candidates signed GOOD are nodes
+    signoffs: dict[str, dict[str, str]] | None = None
 
     def to_json(self) -> dict:
         return {"refine": asdict(self.refine), "consensus": asdict(self.consensus), "extractor": self.extractor,
-                "common_share": self.common_share}
+                "common_share": self.common_share, "signoffs": signoffs_digest(self.signoffs)}
 
 
 def build_records(problems: list[Problem], config: BuildConfig, llm_extractor=None, quiet: bool = True) -> list[dict]:
@@ -106,7 +110,10 @@ def _note(problem: Problem, correct: list, rejected: list, selection: Selection 
     elif not correct:
         notes.append("no correct trajectory")
     elif selection is not None and not selection.nodes:
-        if selection.stats.get("below_support"):
+        if selection.stats.get("rejected") or selection.stats.get("unsigned"):
+            notes.append(f"the reviewer signed none of its candidates ({selection.stats.get('rejected', 0)} "
+                         f"rejected, {selection.stats.get('unsigned', 0)} not on the sheet)")
+        elif selection.stats.get("below_support"):
             notes.append(f"no candidate is shared by enough of the {len(selection.voices)} voices "
                          "(consensus rule)")
         else:
@@ -115,7 +122,8 @@ def _note(problem: Problem, correct: list, rejected: list, selection: Selection 
     return "; ".join(notes)
 
 
-def record_of(evidence: Evidence, selection: Selection, config: BuildConfig, llm_info: dict | None = None) -> dict:
+def record_of(evidence: Evidence, selection: Selection, config: BuildConfig, llm_info: dict | None = None,
+              signed: bool = False) -> dict:
     """The docs/SPEC.md §2 record of one problem from its evidence and the chosen nodes."""
     problem, correct = evidence.problem, evidence.trajectories
     refine_stats = {"candidates": evidence.stats.get("candidates", 0)}
@@ -134,6 +142,7 @@ def record_of(evidence: Evidence, selection: Selection, config: BuildConfig, llm
         "consensus": {**config.consensus.to_json(), "voices_counted": selection.counted},
         "single_voice": selection.single_voice,
         "suspect_gold": None,
+        "signed": signed,
         "refine": refine_stats,
         "llm": llm_info or {"status": "off", "proposed": 0, "invalid": 0, "rewrites": 0},
         "note": _note(problem, correct, rejected, selection if correct else None),
@@ -151,7 +160,8 @@ def build_record(problem: Problem, config: BuildConfig, llm_extractor=None) -> d
         except ExtractionError as exc:  # garbage reply: counted, rule-based nodes still built
             print(f"warning: {exc}", file=sys.stderr)
     evidence = gather(problem, config.refine, llm_nodes)
-    selection = select(evidence, config.consensus)
+    signed = config.signoffs.get(problem.id) if config.signoffs is not None else None
+    selection = select(evidence, config.consensus, signed=signed)
     llm_info = None
     if llm_extractor is not None and correct:
         if not llm_extractor.last["status"].startswith("garbage"):
@@ -160,4 +170,4 @@ def build_record(problem: Problem, config: BuildConfig, llm_extractor=None) -> d
             except ExtractionError as exc:
                 print(f"warning: {exc}", file=sys.stderr)
         llm_info = dict(llm_extractor.last)
-    return record_of(evidence, selection, config, llm_info)
+    return record_of(evidence, selection, config, llm_info, signed=signed is not None)

@@ -56,7 +56,7 @@ from node_builder.schema import Node, Problem
 
 DROP_REASONS = ("final_answer", "answer_piece", "trivial", "fragment", "restates_problem", "definition",
                 "false_arithmetic", "unmatched", "below_support", "route", "check", "maximal", "too_common",
-                "generic", "weak", "redundant", "over_cap")
+                "generic", "weak", "redundant", "over_cap", "rejected", "unsigned")
 _DEFINITION_CONTEXT = re.compile(r"\b(let|define|denote|set|call|suppose|assume|write|substitut\w*|parametri[sz]\w*)\b"
                                  r"[^.;:\n]*$", re.I)
 _CASE_CONTEXT = re.compile(r"\b(case|if|when|for|try|trying|suppose|assume|say|test|check|whether|consider)\b[^.;:\n]{0,40}$",

@@ -63,7 +63,7 @@ def test_counts_ids_and_schema_types(name):
             assert 0 < node["support"] <= 1 and 0 <= node["position"] <= 1 and isinstance(node["standalone"], bool)
         prov = r["provenance"]
         assert list(prov) == ["sources", "voices", "trajectories", "correct", "rejected_references", "extractor",
-                              "builder_version", "consensus", "single_voice", "suspect_gold", "refine", "llm", "note"]
+                              "builder_version", "consensus", "single_voice", "suspect_gold", "signed", "refine", "llm", "note"]
         assert isinstance(prov["voices"], list) and isinstance(prov["rejected_references"], int)
 
 

@@ -1,0 +1,216 @@
+r"""Stage 4: a reviewer signs the nodes. Sheets out, verdicts in, signed nodes only.
+
+Rules over the text tell a fragment or a restated given from a result, but not a key result
+from one route's step: that takes reading the mathematics. So the last word is a reviewer's.
+For each problem the reviewer sees the candidates that two or more voices state
+(:func:`node_builder.consensus.signable`, most shared first, at most :data:`SHEET_LIMIT`), with
+how many voices state each and where, and labels every one with the audit's rubric
+(:data:`LABELS`). The verdicts are a file per benchmark (``node_builder/signoffs/<name>.jsonl``,
+one JSON line per verdict)::
+
+    {"id": "test/algebra/1098.json", "text": "x = 7", "label": "GOOD", "reviewer": "r1"}
+
+and the build applies them (:func:`node_builder.consensus.select` with ``signed``): in a problem
+with verdicts, a node is a candidate signed ``GOOD`` that two voices state (and
+``fallback_share`` of them; a single voice: the usual single-voice rule); everything else goes.
+A problem without verdicts keeps the rules' nodes. Verdicts match candidates by their text
+(:func:`text_key`), so a rebuild on the same sources applies them identically, and a candidate
+new sources bring is ``unsigned`` until someone signs it.
+
+The round trip (``python -m node_builder signoff-sheet`` / ``signoff-import``):
+
+1. :func:`sheet_of` writes a problem's block: problem, gold answer, a reference solution, the
+   numbered candidates with ``[k/n]`` voices and a line of one solution around the first match;
+2. the reviewer answers one line per problem, ``ID: 1G 2R 3F ...`` (:data:`CODES`; a candidate
+   without a code is rejected as unread);
+3. :func:`verdicts_from_lines` turns the answers back into verdict lines (by text, not number).
+
+Example:
+    >>> verdicts_from_lines(["t/1: 1G 2F"], {"t/1": ["x = 7", "7"]}, reviewer="r1")
+    [{'id': 't/1', 'text': 'x = 7', 'label': 'GOOD', 'reviewer': 'r1'}, {'id': 't/1', 'text': '7', 'label': 'FRAGMENT', 'reviewer': 'r1'}]
+    >>> text_key("x  =\n7")
+    'x = 7'
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+
+from node_builder.consensus import ConsensusRule, signable
+from node_builder.evidence import Evidence
+
+GOOD = "GOOD"
+#: The audit's rubric (issue #23): only GOOD is signed.
+LABELS = ("GOOD", "ROUTE", "RESTATE", "DEFINITION", "ANSWER", "FRAGMENT", "WRONG")
+#: One-letter codes of the answer lines.
+CODES = {"G": "GOOD", "R": "ROUTE", "S": "RESTATE", "D": "DEFINITION", "A": "ANSWER", "F": "FRAGMENT", "W": "WRONG"}
+#: Candidates shown per problem (the most shared).
+SHEET_LIMIT = 16
+#: Where the shipped verdicts live: ``<benchmark>.jsonl``.
+SIGNOFF_DIR = Path(__file__).resolve().parent / "signoffs"
+
+_ANSWER_LINE = re.compile(r"^\s*(?P<id>\S+?):\s*(?P<codes>.*)$")
+_CODE = re.compile(r"^(?P<n>\d+)(?P<code>[A-Za-z])$")
+
+
+class SignoffError(ValueError):
+    """A verdict file or an answer line the build cannot use (names the file and line)."""
+
+
+def text_key(text: str) -> str:
+    """A candidate's identity in a verdict file: its text with runs of whitespace as one space."""
+    return " ".join(text.split())
+
+
+def load_signoffs(path: Path) -> dict[str, dict[str, str]]:
+    """Problem id -> {text key -> label} of a verdict file; :class:`SignoffError` names the
+    ``file:line`` of a malformed line, an unknown label or a candidate judged twice differently."""
+    out: dict[str, dict[str, str]] = {}
+    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as err:
+            raise SignoffError(f"{path}:{number}: not JSON ({err.msg})") from None
+        if not isinstance(row, dict) or not all(isinstance(row.get(f), str) for f in ("id", "text", "label")):
+            raise SignoffError(f"{path}:{number}: a verdict needs string fields id, text and label")
+        if row["label"] not in LABELS:
+            raise SignoffError(f"{path}:{number}: label {row['label']!r} is none of {', '.join(LABELS)}")
+        verdicts = out.setdefault(row["id"], {})
+        key = text_key(row["text"])
+        if verdicts.get(key, row["label"]) != row["label"]:
+            raise SignoffError(f"{path}:{number}: {row['id']} {key!r} is already labelled {verdicts[key]}")
+        verdicts[key] = row["label"]
+    return out
+
+
+def signoffs_of(benchmark: str, folder: Path = SIGNOFF_DIR) -> dict[str, dict[str, str]] | None:
+    """The shipped verdicts of ``benchmark``, or None when it has none."""
+    path = Path(folder) / f"{benchmark}.jsonl"
+    return load_signoffs(path) if path.exists() else None
+
+
+def signoffs_digest(signoffs: dict[str, dict[str, str]] | None) -> str | None:
+    """A short fingerprint of verdicts (the work dir pins it: other verdicts, another build)."""
+    if signoffs is None:
+        return None
+    return hashlib.sha256(json.dumps(signoffs, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def sheet_candidates(evidence: Evidence, rule: ConsensusRule, limit: int = SHEET_LIMIT) -> list[tuple[str, int, int, str]]:
+    """``(text, k, n, context)`` of the candidates a reviewer sees, in sheet order."""
+    rows = []
+    for candidate, k, n in signable(evidence, rule)[:limit]:
+        first = min(candidate.hits, key=lambda t: candidate.hits[t])
+        rows.append((candidate.node.text, k, n, _context(evidence.trajectories[first].text, candidate.hits[first])))
+    return rows
+
+
+def _context(text: str, offset: float, width: int = 90) -> str:
+    at = int(offset * len(text))
+    return " ".join(text[max(0, at - width // 3): at + width].split())
+
+
+def sheet_of(evidence: Evidence, rule: ConsensusRule, limit: int = SHEET_LIMIT, reference_chars: int = 900) -> tuple[str, list[str]]:
+    """The sheet block of one problem and its candidates' texts in the block's order."""
+    problem = evidence.problem
+    rows = sheet_candidates(evidence, rule, limit)
+    reference = next((t.text for t in problem.trajectories if t.voice == "reference"), "") or problem.solution or ""
+    lines = [f"### {problem.id}", f"PROBLEM: {' '.join(problem.problem.split())}", f"ANSWER: {problem.answer}",
+             f"REFERENCE: {' '.join(reference.split())[:reference_chars]}",
+             f"CANDIDATES (voices stating it / voices): {'none' if not rows else ''}"]
+    for i, (text, k, n, context) in enumerate(rows, 1):
+        lines.append(f"  {i}. [{k}/{n}] {text}    | ...{context}...")
+    return "\n".join(lines) + "\n", [text for text, *_ in rows]
+
+
+def verdicts_from_lines(lines, candidates: dict[str, list[str]], reviewer: str) -> list[dict]:
+    """Verdict rows of answer lines ``ID: 1G 2R ...`` against the sheet's candidate lists;
+    :class:`SignoffError` names the line of an unknown id, number or code."""
+    out = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        match = _ANSWER_LINE.match(line)
+        if not match or match["id"] not in candidates:
+            raise SignoffError(f"answer line {number}: no sheet problem {line.split(':')[0]!r}")
+        texts = candidates[match["id"]]
+        for token in match["codes"].replace(",", " ").split():
+            code = _CODE.match(token)
+            if not code or code["code"].upper() not in CODES or not 1 <= int(code["n"]) <= len(texts):
+                raise SignoffError(f"answer line {number}: {token!r} is no NUMBER+CODE of {match['id']}'s "
+                                   f"{len(texts)} candidates")
+            out.append({"id": match["id"], "text": texts[int(code["n"]) - 1], "label": CODES[code["code"].upper()],
+                        "reviewer": reviewer})
+    return out
+
+
+def write_sheets(benchmark: str, sources: list[str], out_dir: Path, parts: int = 1,
+                 skip: dict[str, dict[str, str]] | None = None, quiet: bool = True) -> dict:
+    """Sheets ``sheet1.md..`` of every problem with signable candidates (not those ``skip`` covers)
+    and ``candidates.json`` (problem id -> candidate texts in sheet order) in ``out_dir``."""
+    from tqdm import tqdm
+
+    from node_builder.build import import_problems
+    from node_builder.evidence import gather
+    from node_builder.filter import filter_problem
+
+    problems = import_problems(sources, benchmark, None).problems
+    blocks, candidates = [], {}
+    for problem in tqdm(problems, desc=f"{benchmark} sheets", unit="problem", disable=quiet):
+        if skip and problem.id in skip:
+            continue
+        filter_problem(problem)
+        block, texts = sheet_of(gather(problem), ConsensusRule())
+        if texts:
+            blocks.append(block)
+            candidates[problem.id] = texts
+    out_dir.mkdir(parents=True, exist_ok=True)
+    size = -(-len(blocks) // parts) if blocks else 1
+    sheets = []
+    for i in range(parts):
+        part = blocks[i * size:(i + 1) * size]
+        if part:
+            sheet = out_dir / f"sheet{i + 1}.md"
+            sheet.write_text("\n".join(part), encoding="utf-8")
+            sheets.append(str(sheet))
+    (out_dir / "candidates.json").write_text(json.dumps(candidates, ensure_ascii=False), encoding="utf-8")
+    return {"problems": len(problems), "on_sheets": len(candidates), "sheets": sheets}
+
+
+def import_answers(sheet_dir: Path, answers: list[Path], reviewer: str, out: Path) -> dict:
+    """Merge the answer files (against ``sheet_dir/candidates.json``) into the verdict file
+    ``out``: a problem answered here replaces that problem's earlier verdicts; the others stay.
+    A candidate an answer line leaves out gets no verdict (the build drops it as ``unsigned``;
+    counted in ``unlabelled``); one labelled twice differently is a :class:`SignoffError`."""
+    candidates = json.loads((Path(sheet_dir) / "candidates.json").read_text(encoding="utf-8"))
+    new: list[dict] = []
+    unlabelled = 0
+    for path in answers:
+        rows = verdicts_from_lines(Path(path).read_text(encoding="utf-8").splitlines(), candidates, reviewer)
+        for problem_id in dict.fromkeys(row["id"] for row in rows):
+            labels: dict[str, str] = {}
+            for row in rows:
+                if row["id"] == problem_id and labels.setdefault(row["text"], row["label"]) != row["label"]:
+                    raise SignoffError(f"{path}: {problem_id}: {row['text']!r} labelled twice differently")
+            unlabelled += sum(1 for t in candidates[problem_id] if t not in labels)
+        seen = set()
+        for row in rows:
+            if (row["id"], row["text"]) not in seen:
+                seen.add((row["id"], row["text"]))
+                new.append(row)
+    answered = {row["id"] for row in new}
+    kept = []
+    if Path(out).exists():
+        load_signoffs(Path(out))  # refuse to merge into a malformed file
+        kept = [json.loads(line) for line in Path(out).read_text(encoding="utf-8").splitlines() if line.strip()]
+        kept = [row for row in kept if row["id"] not in answered]
+    rows = sorted(kept + new, key=lambda row: row["id"])  # stable: sheet order within a problem
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    Path(out).write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), encoding="utf-8")
+    return {"problems": len(answered), "verdicts": len(new), "good": sum(r["label"] == GOOD for r in new),
+            "unlabelled": unlabelled, "file_verdicts": len(rows)}

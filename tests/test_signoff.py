@@ -1,0 +1,109 @@
+"""A reviewer signs the nodes (node_builder.signoff): sheets out, verdicts in, only signed nodes
+built; bad verdict files and answer lines are one line naming the file and line."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from node_builder.consensus import ConsensusRule, select, signable
+from node_builder.evidence import gather
+from node_builder.schema import Problem, Trajectory
+from node_builder.signoff import SignoffError, load_signoffs, sheet_of, text_key, verdicts_from_lines
+
+REPO = Path(__file__).resolve().parents[1]
+GSM8K = REPO / "tests" / "fixtures" / "node_builder" / "raw" / "gsm8k"
+
+
+def _problem():
+    texts = {"A": "x + 3 = 10, so x = 7 and 2x = 14, and 7^2 = 49 for good measure. \\boxed{14}", "B": "We get x = 7; then 2 \\cdot 7 = 14.",
+             "C": "x = 10 - 3 = 7. The answer: 14."}
+    return Problem("t/1", "t", "If $x + 3 = 10$, what is $2x$?", "14",
+                   trajectories=[Trajectory(t, f"model:{v}", True, voice=v) for v, t in texts.items()])
+
+
+def test_only_candidates_signed_good_are_nodes():
+    evidence = gather(_problem())
+    assert [n.text for n in select(evidence, ConsensusRule()).nodes] == ["x = 7", "7"]  # the rules' choice
+    chosen = select(evidence, ConsensusRule(), signed={"x = 7": "GOOD", "7": "FRAGMENT"})
+    assert [n.text for n in chosen.nodes] == ["x = 7"] and chosen.stats["rejected"] == 1
+    unread = select(evidence, ConsensusRule(), signed={"7": "GOOD"})  # x = 7 was never on a sheet
+    assert [n.text for n in unread.nodes] == ["7"] and unread.stats["unsigned"] >= 1
+
+
+def test_a_signed_candidate_still_needs_two_voices():
+    evidence = gather(_problem())
+    one_voice = [c.node.text for c in evidence.candidates if len({evidence.trajectories[t].voice for t in c.hits}) == 1]
+    assert one_voice == ["7^2 = 49", "49"]
+    signed = {text_key(text): "GOOD" for text in one_voice}
+    assert select(evidence, ConsensusRule(), signed=signed).nodes == []
+
+
+def test_the_sheet_lists_the_signable_candidates_with_their_voices():
+    evidence = gather(_problem())
+    block, texts = sheet_of(evidence, ConsensusRule())
+    assert texts == [c.node.text for c, _, _ in signable(evidence, ConsensusRule())]
+    assert "x = 7" in texts and "[3/3] x = 7" in block and "ANSWER: 14" in block and block.startswith("### t/1")
+
+
+def test_answer_lines_become_verdicts_by_text():
+    rows = verdicts_from_lines(["# a comment", "t/1: 2a, 1G", "t/2:"], {"t/1": ["x = 7", "7"], "t/2": []}, "r")
+    assert [(r["text"], r["label"]) for r in rows] == [("7", "ANSWER"), ("x = 7", "GOOD")]
+    for bad, message in [("t/9: 1G", "no sheet problem 't/9'"), ("t/1: 3G", "'3G' is no NUMBER+CODE"),
+                         ("t/1: 1Q", "'1Q'"), ("t/1 1G", "no sheet problem")]:
+        with pytest.raises(SignoffError, match="answer line 1: " + message.replace("+", r"\+")):
+            verdicts_from_lines([bad], {"t/1": ["x = 7", "7"]}, "r")
+
+
+@pytest.mark.parametrize("line, message", [
+    ("{not json", "v.jsonl:2: not JSON"),
+    ('{"id": "t/1", "text": "7"}', "v.jsonl:2: a verdict needs string fields id, text and label"),
+    ('{"id": "t/1", "text": "7", "label": "NICE"}', "v.jsonl:2: label 'NICE' is none of GOOD"),
+    ('{"id": "t/1", "text": "x  = 7", "label": "ROUTE"}', "v.jsonl:2: t/1 'x = 7' is already labelled GOOD"),
+])
+def test_a_bad_verdict_file_names_its_line(tmp_path, line, message):
+    path = tmp_path / "v.jsonl"
+    path.write_text('{"id": "t/1", "text": "x = 7", "label": "GOOD"}\n' + line + "\n")
+    with pytest.raises(SignoffError, match=message):
+        load_signoffs(path)
+
+
+def _cli(*args, cwd):
+    return subprocess.run([sys.executable, "-m", "node_builder", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=300, env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1"})
+
+
+def test_the_round_trip_on_real_gsm8k_solutions(tmp_path):
+    """Sheets of the real GSM8K fixture (reference + socratic solutions), a reviewer's answers that
+    sign the first candidate of each problem, the merged verdict file, and a build that keeps
+    exactly the signed candidates."""
+    sources = ["--source", f"gsm8k:{GSM8K / 'test.jsonl'}", "--source", f"gsm8k-socratic:{GSM8K / 'test_socratic.jsonl'}"]
+    sheet = _cli("signoff-sheet", "--benchmark", "gsm8k", *sources, "--out-dir", "sheets", "--parts", "2",
+                 "--quiet", cwd=tmp_path)
+    assert sheet.returncode == 0, sheet.stderr
+    candidates = json.loads((tmp_path / "sheets" / "candidates.json").read_text())
+    assert len(candidates) >= 4 and (tmp_path / "sheets" / "sheet2.md").exists()
+    answers = tmp_path / "answers.txt"
+    answers.write_text("".join(f"{pid}: 1G " + " ".join(f"{i}F" for i in range(2, len(texts) + 1)) + "\n"
+                               for pid, texts in candidates.items()))
+    imported = _cli("signoff-import", "--sheet-dir", "sheets", "--answers", str(answers), "--reviewer", "tester",
+                    "--out", "verdicts.jsonl", cwd=tmp_path)
+    assert imported.returncode == 0, imported.stderr
+    assert json.loads(imported.stderr)["good"] == len(candidates)
+    build = _cli("build", "--benchmark", "gsm8k", *sources, "--out", "out.jsonl", "--workdir", "w",
+                 "--signoff", "verdicts.jsonl", "--quiet", cwd=tmp_path)
+    assert build.returncode == 0, build.stderr
+    records = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
+    signed = [r for r in records if r["id"] in candidates]
+    assert signed and all(r["provenance"]["signed"] for r in signed)
+    for record in signed:
+        assert {n["text"] for n in record["nodes"]} <= {candidates[record["id"]][0]}
+    assert any(r["nodes"] for r in signed)
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "x", "text": "1", "label": "MAYBE"}\n')
+    refused = _cli("build", "--benchmark", "gsm8k", *sources, "--out", "o2.jsonl", "--workdir", "w2",
+                   "--signoff", str(bad), "--quiet", cwd=tmp_path)
+    assert refused.returncode == 2 and "bad.jsonl:1: label 'MAYBE'" in refused.stderr
+    assert len(refused.stderr.strip().splitlines()) == 1 and not (tmp_path / "o2.jsonl").exists()
