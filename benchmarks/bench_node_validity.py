@@ -54,6 +54,7 @@ from node_builder.perturb import substitute_slip  # noqa: E402
 from node_builder.pipeline import BuildConfig, build_records, record_of, without_voice  # noqa: E402
 from node_builder.shipped import shipped_sources  # noqa: E402
 from node_builder.stats import write_section  # noqa: E402
+from node_builder.signoff import proposed_nodes, signoffs_of  # noqa: E402
 
 CARD_START = "<!-- validity:start (written by benchmarks/bench_node_validity.py --card) -->"
 CARD_END = "<!-- validity:end -->"
@@ -105,14 +106,23 @@ def load_evidence(benchmark: str, raw: Path, limit: int | None) -> tuple[list, l
     problems = problems[:limit] if limit else problems
     for problem in tqdm(problems, desc=f"{benchmark}: acc", file=sys.stderr):
         filter_problem(problem)
-    evidences = [gather(p) for p in tqdm(problems, desc=f"{benchmark}: evidence", file=sys.stderr)]
+    signoffs = signoffs_of(benchmark) or {}
+    evidences = [gather(p, None, proposed_nodes(signoffs.get(p.id)))
+                 for p in tqdm(problems, desc=f"{benchmark}: evidence", file=sys.stderr)]
     return problems, evidences
+
+
+def _labels(signoffs: dict, evidence) -> dict | None:
+    verdicts = signoffs.get(evidence.problem.id)
+    return verdicts.labels if verdicts else None
 
 
 def build_under(evidences, problems, rules, exclude: str | None, config: BuildConfig) -> dict:
     """``{rule: records}`` for every rule, finalized against one background measured on the union
     of their nodes (the background leaves ``exclude``'s solutions out)."""
-    by_rule = {rule: [record_of(ev, select(ev, rule, exclude_voice=exclude), config) for ev in evidences]
+    signoffs = config.signoffs or {}
+    by_rule = {rule: [record_of(ev, select(ev, rule, exclude_voice=exclude, signed=_labels(signoffs, ev)), config,
+                                signed=ev.problem.id in signoffs) for ev in evidences]
                for rule in rules}
     union = []
     for i, ev in enumerate(evidences):
@@ -131,8 +141,9 @@ def build_under(evidences, problems, rules, exclude: str | None, config: BuildCo
 
 
 def leave_one_model_out(benchmark: str, problems, evidences, rules, seed: int) -> dict:
-    """LOMO figures for every rule (see the module doc)."""
-    config = BuildConfig()
+    """LOMO figures for every rule (see the module doc). Problems with shipped verdicts
+    (:mod:`node_builder.signoff`) keep their signed candidates under every rule."""
+    config = BuildConfig(signoffs=signoffs_of(benchmark))
     voices = sorted({t.voice for p in problems for t in p.trajectories} - {"reference"})
     rng = random.Random(seed)
     pairs = {rule: [] for rule in rules}
@@ -202,6 +213,7 @@ def aime25_setting(raw: Path, seed: int) -> dict:
     for problem in problems:
         filter_problem(problem)
     rng = random.Random(seed)
+    config = BuildConfig(signoffs=signoffs_of("aime25"))
     pairs, no_variant, held = [], 0, 0
     for problem in problems:
         correct = problem.correct_trajectories()
@@ -210,7 +222,7 @@ def aime25_setting(raw: Path, seed: int) -> dict:
         for j, held_out in enumerate(correct):
             others = copy.copy(problem)
             others.trajectories = [t for k, t in enumerate(correct) if k != j]
-            [record] = build_records([others], BuildConfig())
+            [record] = build_records([others], config)
             if not record["nodes"]:
                 continue
             held += 1
@@ -223,7 +235,7 @@ def aime25_setting(raw: Path, seed: int) -> dict:
                 continue
             keys = coverage_keys(variant, record["nodes"])
             pairs.append((credited(keys, record["nodes"]) / len(record["nodes"]), 0))
-    records = build_records(problems, BuildConfig())
+    records = build_records(problems, config)
     solutions = [(p.id, p.correct_trajectories()[0].text) for p in problems if p.correct_trajectories()]
     unrelated = []
     for record in records:
@@ -282,7 +294,7 @@ def measure(name: str, raw: Path, limit: int | None, seed: int, grid: bool) -> d
     shipped = ConsensusRule()
     rules = list(dict.fromkeys([shipped, *GRID])) if grid else [shipped]
     lomo = leave_one_model_out(name, problems, evidences, rules, seed)
-    config = BuildConfig()
+    config = BuildConfig(signoffs=signoffs_of(name))
     full = build_under(evidences, problems, rules, None, config)
     out = {"shipped": {**lomo[shipped], "coverage": coverage_of(full[shipped], problems)}}
     if grid:

@@ -232,8 +232,14 @@ def cmd_signoff_sheet(args) -> int:
         raise InputError("give --source KIND:PATH (repeatable), or --raw RAW with a shipped --benchmark "
                          f"({', '.join(SHIPPED)})")
     check_sources(specs)
-    written = write_sheets(args.benchmark, specs, Path(args.out_dir), args.parts, _signoffs(args.skip_signed),
-                           quiet=args.quiet)
+    if args.propose:
+        from node_builder.signoff import write_proposal_sheets
+
+        written = write_proposal_sheets(args.benchmark, specs, Path(args.out_dir), _signoffs(args.propose),
+                                        args.parts, quiet=args.quiet)
+    else:
+        written = write_sheets(args.benchmark, specs, Path(args.out_dir), args.parts, _signoffs(args.skip_signed),
+                               quiet=args.quiet)
     print(json.dumps(written), file=sys.stderr)
     return 0
 
@@ -330,12 +336,17 @@ def make_parser() -> argparse.ArgumentParser:
     sh.add_argument("--out-dir", required=True, help="sheets sheet1.md.. and candidates.json go here")
     sh.add_argument("--parts", type=positive_int, default=1, help="split the problems over N sheets")
     sh.add_argument("--skip-signed", metavar="VERDICTS.jsonl", help="leave out problems these verdicts cover")
+    sh.add_argument("--propose", metavar="VERDICTS.jsonl",
+                    help="proposal sheets instead: every solved problem with what these verdicts sign, for the "
+                         "reviewer to add the key results it misses (answers: JSON lines {id, propose: [texts]})")
     sh.add_argument("--quiet", action="store_true")
     sh.set_defaults(func=cmd_signoff_sheet)
 
     im = sub.add_parser("signoff-import", help="merge a reviewer's answer lines into a verdict file")
-    im.add_argument("--sheet-dir", required=True, help="the signoff-sheet folder (its candidates.json)")
-    im.add_argument("--answers", nargs="+", required=True, help="answer files: one 'ID: 1G 2R ...' line per problem")
+    im.add_argument("--sheet-dir", required=True,
+                    help="the signoff-sheet folder (its candidates.json; proposals.json for proposal sheets)")
+    im.add_argument("--answers", nargs="+", required=True,
+                    help="answer files: one 'ID: 1G 2R ...' line per problem (proposals: JSON lines)")
     im.add_argument("--reviewer", required=True, help="who signed (kept with each verdict)")
     im.add_argument("--out", required=True, help="the verdict file to merge into (created if missing)")
     im.set_defaults(func=cmd_signoff_import)

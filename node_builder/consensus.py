@@ -201,7 +201,9 @@ def select(evidence: Evidence, rule: ConsensusRule, exclude_voice: str | None = 
     text -> label) replaces the judgement rules: a candidate signed ``GOOD`` is a node when two
     voices (and ``fallback_share`` of them) state it, route and check rules aside; every other
     candidate goes (``rejected`` when the reviewer labelled it otherwise, ``unsigned`` when the
-    reviewer never saw it). Maximality still applies."""
+    reviewer never saw it). The computation of a value signed GOOD (``8 * 2 = 16`` beside ``16``),
+    which the reviewer labels a duplicate, comes along: of the two, :mod:`node_builder.finalize`
+    keeps the rare value or a common value's computation. Maximality still applies."""
     checked = _check(evidence, rule, exclude_voice)
     voices, n, single, stats = checked.voices, checked.n, checked.single, checked.stats
     if not voices:
@@ -236,12 +238,16 @@ def select(evidence: Evidence, rule: ConsensusRule, exclude_voice: str | None = 
 
 
 def _select_signed(entries, signed: dict[str, str], rule: ConsensusRule, checked: _Checked) -> Selection:
-    from node_builder.signoff import GOOD, text_key  # signoff imports this module
+    from node_builder.signoff import FRAGMENT, GOOD, text_key  # signoff imports this module
 
     stats, n = checked.stats, checked.n
+    good_values = {surd_value(*tokenize_form(c.node.value)) for c, _, _ in entries
+                   if c.node.kind == "value" and c.node.value and signed.get(text_key(c.node.text)) == GOOD}
     nodes: list[Node] = []
     for candidate, positions, agreed in entries:
         label = signed.get(text_key(candidate.node.text))
+        if label == FRAGMENT and computed_value(candidate.node) in good_values:
+            label = GOOD  # the computation of a signed value, its duplicate: finalize keeps one of the two
         if label is None:
             stats["unsigned"] += 1
             continue

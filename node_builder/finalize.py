@@ -26,7 +26,7 @@ output):
    two thirds of the voices state, an expression in variables without what it equals, the problem's
    setup in symbols) goes where the record keeps a node that is not weak; a record of weak nodes
    only keeps them (coverage before precision there). Nodes a reviewer signed
-   (:mod:`node_builder.signoff`) are exempt.
+   (:mod:`node_builder.signoff`) are exempt, here and from the enumeration rule of step 3.
 3. **redundant** — one node per result (equations that are one equation rearranged, expressions
    equal up to their variables' names: the best supported stays; three or more nodes of one shape
    around one shared number are the members of an enumeration and go); a value and the arithmetic equation (or bare assignment) that computes it
@@ -162,12 +162,13 @@ def _renamed(text: str) -> tuple:
     return tuple(names.setdefault(k, f"v{len(names)}") if kind == ID else k for k, kind in zip(keys, kinds))
 
 
-def _without_duplicates(nodes: list[dict]) -> list[dict]:
+def _without_duplicates(nodes: list[dict], enumerations: bool = True) -> list[dict]:
     """One node per result: of equations that are one equation rearranged or multiplied through
     (:func:`node_builder.hygiene.same_equation`) and of expressions equal up to the names of their
     variables, the best supported (then the earliest) stays; three or more nodes of one shape
     around one shared number (``2^2 = 4``, ``2^3 = 8``, ``2^4 = 16``; ``n \\equiv 0, 1, 2 \\pmod 5``:
-    members of an enumeration) all go."""
+    members of an enumeration) all go, unless ``enumerations`` is false (a reviewer signed them:
+    the cases are the key results)."""
     shapes: dict[tuple, list[tuple]] = {}
     for node in nodes:
         if node["kind"] != "value":
@@ -175,7 +176,7 @@ def _without_duplicates(nodes: list[dict]) -> list[dict]:
             numbers = tuple(k for k, kind in zip(keys, kinds) if kind == NUM)
             shapes.setdefault(skeleton(node["text"]), []).append(numbers)
     listed = {shape for shape, members in shapes.items()
-              if len(members) >= 3 and any(len({m[i] for m in members}) == 1 for i in range(len(members[0])))}
+              if enumerations and len(members) >= 3 and any(len({m[i] for m in members}) == 1 for i in range(len(members[0])))}
     ranked = sorted(nodes, key=lambda n: (-n["support"], n["position"], n["text"]))
     out: list[dict] = []
     for node in ranked:
@@ -274,7 +275,7 @@ def lone_share(node: dict, nodes: list[dict], shares_of: dict) -> float:
 
 
 def _settle(nodes: list[dict], texts: list[set], others: int, max_nodes: int, common_share: float,
-            shares_of: dict) -> tuple[list[dict], dict, list[str]]:
+            shares_of: dict, signed: bool = False) -> tuple[list[dict], dict, list[str]]:
     """Steps 2 (false credit) to 4 for a record's screened ``nodes``: ``(kept nodes, stats counts,
     notes on why nothing is left)``; nothing is written to the record."""
     counts, notes = {}, []
@@ -284,7 +285,7 @@ def _settle(nodes: list[dict], texts: list[set], others: int, max_nodes: int, co
     if dropped and not pruned:
         notes.append(f"only nodes that other problems' solutions state too often ({', '.join(dropped)}): "
                      "no evidence of this problem")
-    kept = _one_node_per_step(_without_duplicates(pruned))
+    kept = _one_node_per_step(_without_duplicates(pruned, enumerations=not signed))
     counts["redundant"] = len(pruned) - len(kept)
     if pruned and not kept:
         notes.append(f"only duplicates or members of one enumeration ({', '.join(n['text'] for n in pruned)}): "
@@ -322,11 +323,12 @@ def finalize_record(record: dict, shares: list[float], common_share: float, max_
         shares_of[id(node)] = share
         nodes.append(node)
         node_texts.append(texts[i])
-    if record["provenance"].get("signed"):  # a reviewer signed them key results: no weakness rule second-guesses
+    signed = bool(record["provenance"].get("signed"))
+    if signed:  # a reviewer signed them key results: neither weakness nor enumeration rule second-guesses
         strong, strong_texts = nodes, node_texts
     else:
         strong, strong_texts = without_weak(nodes, node_texts, record.get("problem", ""))
-    capped, counts, notes = _settle(strong, strong_texts, others, max_nodes, common_share, shares_of)
+    capped, counts, notes = _settle(strong, strong_texts, others, max_nodes, common_share, shares_of, signed)
     if not capped and len(strong) < len(nodes):  # nothing left without the weak nodes: they stay
         strong = nodes
         capped, counts, notes = _settle(nodes, node_texts, others, max_nodes, common_share, shares_of)

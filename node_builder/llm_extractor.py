@@ -133,6 +133,15 @@ def _node_from(entry, check_forms: bool) -> Node | None:
     return Node(id="", text=text, kind=kind, value=value, forms=tuple(forms))
 
 
+def node_of_text(text: str) -> Node | None:
+    """A candidate node of a key result written as text (kind inferred, forms expanded), or None.
+
+    >>> node_of_text("$x = 7$").forms[:1], node_of_text("0.75").value
+    (('x = 7',), '3/4')
+    """
+    return _node_from({"text": text}, False)
+
+
 def parse_reply(reply: str, problem_id: str = "?", check_forms: bool = False) -> tuple[list[Node], int]:
     """``(valid nodes, number of invalid entries)``; raises :class:`ExtractionError` without JSON."""
     obj = _first_json(reply if isinstance(reply, str) else "")

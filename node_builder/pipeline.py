@@ -45,7 +45,7 @@ from node_builder.finalize import COMMON_SHARE, finalize_records
 from node_builder.gold_check import answers_of, flag_suspect_gold
 from node_builder.llm_extractor import ExtractionError
 from node_builder.refine import DROP_REASONS, RefineConfig
-from node_builder.signoff import signoffs_digest
+from node_builder.signoff import Verdicts, proposed_nodes, signoffs_digest
 from node_builder.schema import Problem, make_record
 
 
@@ -56,9 +56,9 @@ class BuildConfig:
     extractor: str = "rules"
     #: nodes in more than this share of other problems' solutions need context (node_builder.finalize)
     common_share: float = COMMON_SHARE
-    #: a reviewer's verdicts, problem id -> {candidate text -> label} (node_builder.signoff): in a
-    #: problem with verdicts only the candidates signed GOOD are nodes
-    signoffs: dict[str, dict[str, str]] | None = None
+    #: a reviewer's verdicts, problem id -> node_builder.signoff.Verdicts: in a problem with
+    #: verdicts only the candidates signed GOOD (and the key results proposed) are nodes
+    signoffs: dict[str, Verdicts] | None = None
 
     def to_json(self) -> dict:
         return {"refine": asdict(self.refine), "consensus": asdict(self.consensus), "extractor": self.extractor,
@@ -159,9 +159,9 @@ def build_record(problem: Problem, config: BuildConfig, llm_extractor=None) -> d
             llm_nodes = llm_extractor.extract(problem, correct)
         except ExtractionError as exc:  # garbage reply: counted, rule-based nodes still built
             print(f"warning: {exc}", file=sys.stderr)
-    evidence = gather(problem, config.refine, llm_nodes)
-    signed = config.signoffs.get(problem.id) if config.signoffs is not None else None
-    selection = select(evidence, config.consensus, signed=signed)
+    verdicts = config.signoffs.get(problem.id) if config.signoffs is not None else None
+    evidence = gather(problem, config.refine, llm_nodes + proposed_nodes(verdicts))
+    selection = select(evidence, config.consensus, signed=verdicts.labels if verdicts else None)
     llm_info = None
     if llm_extractor is not None and correct:
         if not llm_extractor.last["status"].startswith("garbage"):
@@ -170,4 +170,4 @@ def build_record(problem: Problem, config: BuildConfig, llm_extractor=None) -> d
             except ExtractionError as exc:
                 print(f"warning: {exc}", file=sys.stderr)
         llm_info = dict(llm_extractor.last)
-    return record_of(evidence, selection, config, llm_info, signed=signed is not None)
+    return record_of(evidence, selection, config, llm_info, signed=verdicts is not None)

@@ -37,12 +37,14 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 from node_builder.consensus import ConsensusRule, signable
 from node_builder.evidence import Evidence
 
 GOOD = "GOOD"
+FRAGMENT = "FRAGMENT"
 #: The audit's rubric (issue #23): only GOOD is signed.
 LABELS = ("GOOD", "ROUTE", "RESTATE", "DEFINITION", "ANSWER", "FRAGMENT", "WRONG")
 #: One-letter codes of the answer lines.
@@ -56,6 +58,15 @@ _ANSWER_LINE = re.compile(r"^\s*(?P<id>\S+?):\s*(?P<codes>.*)$")
 _CODE = re.compile(r"^(?P<n>\d+)(?P<code>[A-Za-z])$")
 
 
+@dataclass(frozen=True)
+class Verdicts:
+    """A reviewer's word on one problem: ``labels`` (candidate text key -> label, proposals
+    included as GOOD) and ``proposed`` (key results the reviewer wrote in, in file order)."""
+
+    labels: dict[str, str]
+    proposed: tuple[str, ...] = ()
+
+
 class SignoffError(ValueError):
     """A verdict file or an answer line the build cannot use (names the file and line)."""
 
@@ -65,10 +76,12 @@ def text_key(text: str) -> str:
     return " ".join(text.split())
 
 
-def load_signoffs(path: Path) -> dict[str, dict[str, str]]:
-    """Problem id -> {text key -> label} of a verdict file; :class:`SignoffError` names the
-    ``file:line`` of a malformed line, an unknown label or a candidate judged twice differently."""
-    out: dict[str, dict[str, str]] = {}
+def load_signoffs(path: Path) -> dict[str, Verdicts]:
+    """Problem id -> :class:`Verdicts` of a verdict file; :class:`SignoffError` names the
+    ``file:line`` of a malformed line, an unknown label, a proposal not labelled GOOD or a
+    candidate judged twice differently."""
+    labels: dict[str, dict[str, str]] = {}
+    proposed: dict[str, list[str]] = {}
     for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip():
             continue
@@ -80,25 +93,43 @@ def load_signoffs(path: Path) -> dict[str, dict[str, str]]:
             raise SignoffError(f"{path}:{number}: a verdict needs string fields id, text and label")
         if row["label"] not in LABELS:
             raise SignoffError(f"{path}:{number}: label {row['label']!r} is none of {', '.join(LABELS)}")
-        verdicts = out.setdefault(row["id"], {})
+        verdicts = labels.setdefault(row["id"], {})
         key = text_key(row["text"])
+        if not key:
+            raise SignoffError(f"{path}:{number}: an empty text")
         if verdicts.get(key, row["label"]) != row["label"]:
             raise SignoffError(f"{path}:{number}: {row['id']} {key!r} is already labelled {verdicts[key]}")
         verdicts[key] = row["label"]
-    return out
+        if row.get("proposed"):
+            if row["label"] != GOOD:
+                raise SignoffError(f"{path}:{number}: a proposed key result is signed GOOD, not {row['label']}")
+            proposed.setdefault(row["id"], []).append(key)
+    return {pid: Verdicts(v, tuple(dict.fromkeys(proposed.get(pid, ())))) for pid, v in labels.items()}
 
 
-def signoffs_of(benchmark: str, folder: Path = SIGNOFF_DIR) -> dict[str, dict[str, str]] | None:
+def signoffs_of(benchmark: str, folder: Path = SIGNOFF_DIR) -> dict[str, Verdicts] | None:
     """The shipped verdicts of ``benchmark``, or None when it has none."""
     path = Path(folder) / f"{benchmark}.jsonl"
     return load_signoffs(path) if path.exists() else None
 
 
-def signoffs_digest(signoffs: dict[str, dict[str, str]] | None) -> str | None:
+def signoffs_digest(signoffs: dict[str, Verdicts] | None) -> str | None:
     """A short fingerprint of verdicts (the work dir pins it: other verdicts, another build)."""
     if signoffs is None:
         return None
-    return hashlib.sha256(json.dumps(signoffs, sort_keys=True).encode()).hexdigest()[:16]
+    plain = {pid: [v.labels, list(v.proposed)] for pid, v in signoffs.items()}
+    return hashlib.sha256(json.dumps(plain, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def proposed_nodes(verdicts: Verdicts | None) -> list:
+    """The reviewer's proposed key results as candidate nodes (kind and forms as the LLM
+    extractor's; a text no node can be made of is left out). The build keeps one only where two
+    voices' correct solutions state it (the matcher decides), like any other candidate."""
+    from node_builder.llm_extractor import node_of_text
+
+    if verdicts is None:
+        return []
+    return [node for node in map(node_of_text, verdicts.proposed) if node is not None]
 
 
 def sheet_candidates(evidence: Evidence, rule: ConsensusRule, limit: int = SHEET_LIMIT) -> list[tuple[str, int, int, str]]:
@@ -128,6 +159,46 @@ def sheet_of(evidence: Evidence, rule: ConsensusRule, limit: int = SHEET_LIMIT, 
     return "\n".join(lines) + "\n", [text for text, *_ in rows]
 
 
+def proposal_block(problem, verdicts: Verdicts | None, chars: int = 1200) -> str:
+    """The proposal sheet block of one problem: the problem, its answer, the reference, the
+    shortest correct model solution and the key results signed so far."""
+    correct = problem.correct_trajectories()
+    reference = next((t.text for t in correct if t.voice == "reference"), "") or problem.solution or ""
+    models = sorted((t.text for t in correct if t.voice != "reference"), key=len)
+    signed = [text for text, label in (verdicts.labels.items() if verdicts else ()) if label == GOOD]
+    lines = [f"### {problem.id}", f"PROBLEM: {' '.join(problem.problem.split())}", f"ANSWER: {problem.answer}",
+             f"REFERENCE: {' '.join(reference.split())[:chars]}",
+             f"A MODEL'S SOLUTION: {' '.join(models[0].split())[:chars] if models else '(none)'}",
+             "SIGNED: " + (" ;; ".join(signed) if signed else "(none)")]
+    return "\n".join(lines) + "\n"
+
+
+def proposals_from_lines(lines, ids: set[str], reviewer: str, where: str = "proposals") -> list[dict]:
+    """Verdict rows (``proposed: true``, GOOD) of JSON lines ``{"id", "propose": [texts]}``;
+    :class:`SignoffError` names the line of an unknown id or a malformed entry.
+
+    >>> proposals_from_lines(['{"id": "t/1", "propose": ["$x = 7$"]}'], {"t/1"}, "r")
+    [{'id': 't/1', 'text': 'x = 7', 'label': 'GOOD', 'reviewer': 'r', 'proposed': True}]
+    """
+    out = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as err:
+            raise SignoffError(f"{where}:{number}: not JSON ({err.msg})") from None
+        texts = row.get("propose") if isinstance(row, dict) else None
+        if not isinstance(row, dict) or row.get("id") not in ids:
+            raise SignoffError(f"{where}:{number}: no sheet problem {row.get('id') if isinstance(row, dict) else row!r}")
+        if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
+            raise SignoffError(f"{where}:{number}: 'propose' must be a list of texts")
+        for text in dict.fromkeys(text_key(t.strip().strip("$")) for t in texts):
+            if text:
+                out.append({"id": row["id"], "text": text, "label": GOOD, "reviewer": reviewer, "proposed": True})
+    return out
+
+
 def verdicts_from_lines(lines, candidates: dict[str, list[str]], reviewer: str) -> list[dict]:
     """Verdict rows of answer lines ``ID: 1G 2R ...`` against the sheet's candidate lists;
     :class:`SignoffError` names the line of an unknown id, number or code."""
@@ -150,7 +221,7 @@ def verdicts_from_lines(lines, candidates: dict[str, list[str]], reviewer: str) 
 
 
 def write_sheets(benchmark: str, sources: list[str], out_dir: Path, parts: int = 1,
-                 skip: dict[str, dict[str, str]] | None = None, quiet: bool = True) -> dict:
+                 skip: dict[str, Verdicts] | None = None, quiet: bool = True) -> dict:
     """Sheets ``sheet1.md..`` of every problem with signable candidates (not those ``skip`` covers)
     and ``candidates.json`` (problem id -> candidate texts in sheet order) in ``out_dir``."""
     from tqdm import tqdm
@@ -182,12 +253,43 @@ def write_sheets(benchmark: str, sources: list[str], out_dir: Path, parts: int =
     return {"problems": len(problems), "on_sheets": len(candidates), "sheets": sheets}
 
 
+def write_proposal_sheets(benchmark: str, sources: list[str], out_dir: Path, verdicts: dict[str, Verdicts],
+                          parts: int = 1, quiet: bool = True) -> dict:
+    """Proposal sheets ``propose1.md..`` of every problem with a correct solution (what is signed
+    so far, for the reviewer to add the key results it misses) and ``proposals.json`` (the ids)."""
+    from tqdm import tqdm
+
+    from node_builder.build import import_problems
+    from node_builder.filter import filter_problem
+
+    problems = import_problems(sources, benchmark, None).problems
+    blocks, ids = [], []
+    for problem in tqdm(problems, desc=f"{benchmark} proposal sheets", unit="problem", disable=quiet):
+        filter_problem(problem)
+        if problem.correct_trajectories():
+            blocks.append(proposal_block(problem, verdicts.get(problem.id)))
+            ids.append(problem.id)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    size = -(-len(blocks) // parts) if blocks else 1
+    sheets = []
+    for i in range(parts):
+        if blocks[i * size:(i + 1) * size]:
+            sheet = out_dir / f"propose{i + 1}.md"
+            sheet.write_text("\n".join(blocks[i * size:(i + 1) * size]), encoding="utf-8")
+            sheets.append(str(sheet))
+    (out_dir / "proposals.json").write_text(json.dumps(ids), encoding="utf-8")
+    return {"problems": len(problems), "on_sheets": len(ids), "sheets": sheets}
+
+
 def import_answers(sheet_dir: Path, answers: list[Path], reviewer: str, out: Path) -> dict:
     """Merge the answer files (against ``sheet_dir/candidates.json``) into the verdict file
     ``out``: a problem answered here replaces that problem's earlier verdicts; the others stay.
     A candidate an answer line leaves out gets no verdict (the build drops it as ``unsigned``;
     counted in ``unlabelled``); one labelled twice differently is a :class:`SignoffError`."""
-    candidates = json.loads((Path(sheet_dir) / "candidates.json").read_text(encoding="utf-8"))
+    sheet_dir = Path(sheet_dir)
+    if (sheet_dir / "proposals.json").exists():
+        return _import_proposals(sheet_dir, answers, reviewer, out)
+    candidates = json.loads((sheet_dir / "candidates.json").read_text(encoding="utf-8"))
     new: list[dict] = []
     unlabelled = 0
     for path in answers:
@@ -204,13 +306,37 @@ def import_answers(sheet_dir: Path, answers: list[Path], reviewer: str, out: Pat
                 seen.add((row["id"], row["text"]))
                 new.append(row)
     answered = {row["id"] for row in new}
+    rows = _merge(out, new, lambda row: row["id"] in answered and not row.get("proposed"))
+    return {"problems": len(answered), "verdicts": len(new), "good": sum(r["label"] == GOOD for r in new),
+            "unlabelled": unlabelled, "file_verdicts": len(rows)}
+
+
+def _import_proposals(sheet_dir: Path, answers: list[Path], reviewer: str, out: Path) -> dict:
+    """Proposal files merged into ``out``: a problem's proposals here replace its earlier ones; a
+    proposal whose text the reviewer already labelled otherwise is left out (``conflicts``)."""
+    ids = set(json.loads((sheet_dir / "proposals.json").read_text(encoding="utf-8")))
+    existing = load_signoffs(Path(out)) if Path(out).exists() else {}
+    new, conflicts = [], 0
+    for path in answers:
+        for row in proposals_from_lines(Path(path).read_text(encoding="utf-8").splitlines(), ids, reviewer, str(path)):
+            earlier = existing.get(row["id"])
+            label = earlier.labels.get(row["text"]) if earlier else None
+            if label is not None and label != GOOD:
+                conflicts += 1
+            elif label is None or row["text"] in earlier.proposed:
+                new.append(row)
+    answered = {row["id"] for row in new}
+    rows = _merge(out, new, lambda row: row["id"] in answered and row.get("proposed"))
+    return {"problems": len(answered), "proposed": len(new), "conflicts": conflicts, "file_verdicts": len(rows)}
+
+
+def _merge(out: Path, new: list[dict], replaced) -> list[dict]:
     kept = []
     if Path(out).exists():
         load_signoffs(Path(out))  # refuse to merge into a malformed file
         kept = [json.loads(line) for line in Path(out).read_text(encoding="utf-8").splitlines() if line.strip()]
-        kept = [row for row in kept if row["id"] not in answered]
+        kept = [row for row in kept if not replaced(row)]
     rows = sorted(kept + new, key=lambda row: row["id"])  # stable: sheet order within a problem
     Path(out).parent.mkdir(parents=True, exist_ok=True)
     Path(out).write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), encoding="utf-8")
-    return {"problems": len(answered), "verdicts": len(new), "good": sum(r["label"] == GOOD for r in new),
-            "unlabelled": unlabelled, "file_verdicts": len(rows)}
+    return rows

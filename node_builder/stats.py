@@ -106,7 +106,7 @@ def file_stats(path: str) -> dict:
     reference_matched = reference_checkable = notes_missing = rejected = multi_voice = 0
     digits_hits = plain_answer_hits = 0
     supports, ordered, correct, voices = [], True, [], []
-    multi_voice_nodes = single_voice = 0
+    multi_voice_nodes = single_voice = signed = 0
     suspects, levels = [], {}
     for record in records:
         nodes = record["nodes"]
@@ -114,6 +114,7 @@ def file_stats(path: str) -> dict:
         counted = (prov.get("consensus") or {}).get("voices_counted") or len(prov.get("voices", [])) or 1
         multi_voice_nodes += sum(1 for n in nodes if round(n["support"] * counted) >= 2 and not prov.get("single_voice"))
         single_voice += bool(nodes) and bool(prov.get("single_voice"))
+        signed += bool(prov.get("signed"))
         if prov.get("suspect_gold"):
             suspects.append({"id": record["id"], "gold": record["answer"], **prov["suspect_gold"]})
         if record.get("level") is not None:
@@ -171,7 +172,7 @@ def file_stats(path: str) -> dict:
         "ordered": ordered, "sources": dict(sorted(sources.items())),
         "correct_trajectories_mean": round(statistics.mean(correct), 2) if correct else 0.0,
         "multi_voice_nodes_pct": _pct(multi_voice_nodes, sum(ks)), "single_voice_records": single_voice,
-        "suspect_gold": suspects,
+        "suspect_gold": suspects, "signed_records": signed,
         "with_nodes_by_level_pct": {str(k): _pct(h, t) for k, (t, h) in sorted(levels.items())},
     }
 
@@ -191,7 +192,8 @@ def statistics_section(paths: list[str]) -> str:
                     f"{s['k_mean']} / {s['k_median']} / {s['k_max']} | {k.get('value', 0)} / {k.get('equation', 0)} / "
                     f"{k.get('expression', 0)} / {k.get('proposition', 0)} | {s['standalone_pct']}% | "
                     f"{s['support_mean']} | {s['voices_mean']} | {s['multi_voice_problems']} | "
-                    f"{s['multi_voice_nodes_pct']}% | {s['single_voice_records']} | {len(s['suspect_gold'])} |")
+                    f"{s['multi_voice_nodes_pct']}% | {s['single_voice_records']} | {s['signed_records']} | "
+                    f"{len(s['suspect_gold'])} |")
         if s["with_nodes_by_level_pct"]:
             levels.append(f"`{name}` records with nodes by level: " + ", ".join(
                 f"{level}: {pct}%" for level, pct in s["with_nodes_by_level_pct"].items()) + ".")
@@ -209,8 +211,8 @@ def statistics_section(paths: list[str]) -> str:
     return "\n".join([
         "| file | problems | with nodes | nodes | k mean / median / max | value / equation / expression / proposition "
         "| standalone | support mean | voices per problem | problems with 2+ voices | nodes by 2+ voices "
-        "| single-voice records | suspect gold |",
-        "|---|---:|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---:|", *rows, "", *levels, "",
+        "| single-voice records | signed records | suspect gold |",
+        "|---|---:|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|", *rows, "", *levels, "",
         "| file | value = answer | value given in problem | nodes in own sources (human only) "
         "| nodes in the reference (multi-voice) | problems with a rejected human solution | empty records without a note |",
         "|---|---:|---:|---:|---:|---:|---:|", *checks, *suspect_table])

@@ -107,3 +107,54 @@ def test_the_round_trip_on_real_gsm8k_solutions(tmp_path):
                    "--signoff", str(bad), "--quiet", cwd=tmp_path)
     assert refused.returncode == 2 and "bad.jsonl:1: label 'MAYBE'" in refused.stderr
     assert len(refused.stderr.strip().splitlines()) == 1 and not (tmp_path / "o2.jsonl").exists()
+
+
+def test_a_proposed_key_result_is_a_node_where_two_voices_state_it():
+    """The reviewer writes in what the miner missed; the matcher decides who states it."""
+    from node_builder.signoff import Verdicts, proposed_nodes
+
+    texts = {"A": "Half of 14 is 7, and 7 squared is 49. \\boxed{49}", "B": "We need 7^2 = 49.",
+             "C": "So the side is 7 and the area 7 \\cdot 7 = 49."}
+    problem = Problem("t/2", "t", "A square has perimeter 28. What is its area?", "49",
+                      trajectories=[Trajectory(t, f"model:{v}", True, voice=v) for v, t in texts.items()])
+    verdicts = Verdicts({"s = 7": "GOOD", "\\frac{28}{4} = 7": "GOOD"}, ("s = 7", "\\frac{28}{4} = 7"))
+    evidence = gather(problem, None, proposed_nodes(verdicts))
+    chosen = select(evidence, ConsensusRule(), signed=verdicts.labels)
+    assert [n.text for n in chosen.nodes] == []  # no solution writes s = 7 or 28/4 = 7
+    stated = Verdicts({"7": "GOOD"}, ("7",))
+    chosen = select(gather(problem, None, proposed_nodes(stated)), ConsensusRule(), signed=stated.labels)
+    assert [(n.text, n.support) for n in chosen.nodes] == [("7", 1.0)]
+
+
+def test_proposal_lines_name_their_errors():
+    from node_builder.signoff import proposals_from_lines
+
+    for line, message in [("{", "p:1: not JSON"), ('{"id": "t/9", "propose": []}', "p:1: no sheet problem 't/9'"),
+                          ('{"id": "t/1", "propose": "x = 7"}', "p:1: 'propose' must be a list")]:
+        with pytest.raises(SignoffError, match=message):
+            proposals_from_lines([line], {"t/1"}, "r", "p")
+    path = Path(__file__).parent / "fixtures" / "nothing"
+    assert proposals_from_lines(['{"id": "t/1", "propose": ["$x=7$", "x = 7 ", ""]}'], {"t/1"}, "r", str(path))[0]["text"] == "x=7"
+
+
+def test_the_computation_of_a_signed_value_comes_along_for_finalize_to_choose():
+    """GSM8K test/0's reviewer signs the value 9 and calls 16 - 3 - 4 = 9 its duplicate; the build
+    keeps both candidates for finalize, which keeps one node for the step."""
+    from node_builder.pipeline import BuildConfig, build_records
+    from node_builder.signoff import Verdicts
+
+    texts = ["Janet sells 16 - 3 - 4 = 9 duck eggs a day. She makes 9 * 2 = $18 every day.",
+             "She has 16 - 3 - 4 = 9 eggs left, so 9 * 2 = 18 dollars.", "16 - 7 = 9 eggs; 9 \\times 2 = 18."]
+    problem = Problem("t/3", "t", "Janet's ducks lay 16 eggs per day. She eats three and bakes with four. She sells "
+                      "the rest for $2 each. How much does she make?", "18",
+                      trajectories=[Trajectory(t, f"model:{v}", True, voice=v) for v, t in zip("ABC", texts)])
+    evidence = gather(problem)
+    texts_of = [c.node.text for c, _, _ in signable(evidence, ConsensusRule())]
+    assert "9" in texts_of and "16 - 3 - 4 = 9" in texts_of
+    labels = {"9": "GOOD", "16 - 3 - 4 = 9": "FRAGMENT"}
+    chosen = select(evidence, ConsensusRule(), signed=labels)
+    assert {n.text for n in chosen.nodes} == {"9", "16 - 3 - 4 = 9"}
+    rejected = select(evidence, ConsensusRule(), signed={**labels, "16 - 3 - 4 = 9": "ROUTE"})
+    assert [n.text for n in rejected.nodes] == ["9"]  # only a duplicate comes along, never a rejected route
+    [record] = build_records([problem], BuildConfig(signoffs={"t/3": Verdicts(labels)}))
+    assert len(record["nodes"]) == 1 and record["provenance"]["signed"] is True

@@ -4,7 +4,7 @@ r"""Build the demo's leave-one-model-out node files (a maintainer script, like `
 
 The staged runs vote in the shipped MATH-500 nodes, so no model may be scored on them. For each
 model of the demo subset (``math500/subset.json``) this builds the MATH-500 nodes exactly as
-``python -m node_builder build-all`` does (same sources, settings and build-wide finalize), but
+``python -m node_builder build-all`` does (same sources, settings, reviewers' verdicts and build-wide finalize), but
 without any run of that model (:func:`node_builder.pipeline.without_voice`), and writes the
 records of the subset's problems to ``<out>/<model>.jsonl``. Deterministic: the same raw files
 give the same bytes (a rebuild takes ~6 minutes here, so the tests check the shipped files'
@@ -25,6 +25,7 @@ from node_builder.filter import filter_problem
 from node_builder.importers import load_sources
 from node_builder.importers.model_runs import model_voice
 from node_builder.pipeline import BuildConfig, build_records, without_voice
+from node_builder.signoff import signoffs_of
 from node_builder.workdir import write_jsonl_atomic
 
 HERE = Path(__file__).resolve().parent
@@ -42,7 +43,7 @@ def build(raw: Path, out: Path, subset: Path = SUBSET, quiet: bool = False) -> l
         filter_problem(problem)
     written = []
     for model in models:
-        records = build_records(without_voice(problems, model_voice(model)), BuildConfig())
+        records = build_records(without_voice(problems, model_voice(model)), BuildConfig(signoffs=signoffs_of("math500")))
         path = out / f"{model}.jsonl"
         write_jsonl_atomic(path, [r for r in records if r["id"] in wanted])
         written.append(path)
