@@ -129,8 +129,11 @@ def test_coverage_targets_and_suspect_gold(stats):
     assert stats["gsm8k"]["multi_voice_nodes_pct"] >= 95.0 and stats["math500"]["multi_voice_nodes_pct"] >= 90.0
     flagged = {f["id"] for f in stats["gsm8k"]["suspect_gold"]}
     assert "gsm8k/test/814" in flagged  # the gold 11 contradicts the text; strong voices reach 17
+    # floors of the signed data (the reviewers sign no node where none is a key result; the
+    # coverage targets of issue 23, 95 / 98 / 90%, are not met: data card, "Limitations")
+    floors = {"math500": 65.0, "gsm8k": 90.0, "aime24": 60.0, "aime25": 80.0}
     for name in TEST_SETS:
-        assert stats[name]["with_nodes_pct"] >= 80.0, name
+        assert stats[name]["with_nodes_pct"] >= floors[name], name
 
 
 def test_the_data_card_statistics_are_those_of_the_shipped_data():
@@ -205,3 +208,20 @@ def test_the_data_card_audit_is_that_of_the_shipped_verdicts_and_data():
     retired = {name: sum(latest[name]["retired"].values()) for name in audit.SETS}
     assert all(latest[name]["nodes"] + retired[name] >= 40 and retired[name] <= 4 and latest[name]["records"] >= 10
                for name in audit.SETS), {name: (latest[name]["nodes"], latest[name]["retired"]) for name in audit.SETS}
+
+
+@pytest.mark.parametrize("name", ("math500", "gsm8k", "aime24", "aime25"))
+def test_signed_records_ship_only_what_the_reviewer_signed(name):
+    """Where a reviewer's verdicts exist (node_builder/signoffs), every node is a candidate signed
+    GOOD, a proposal, or the computation of a signed value (an equation the reviewer called its
+    duplicate)."""
+    from node_builder.signoff import signoffs_of, text_key
+
+    verdicts = signoffs_of(name)
+    assert verdicts, f"node_builder/signoffs/{name}.jsonl"
+    for r in _records(name):
+        mine = verdicts.get(r["id"])
+        assert r["provenance"]["signed"] is (mine is not None), r["id"]
+        for node in r["nodes"]:
+            label = mine.labels.get(text_key(node["text"])) if mine else None
+            assert label == "GOOD" or (label == "FRAGMENT" and node["kind"] == "equation"), (r["id"], node["text"])
