@@ -244,8 +244,13 @@ def _select_signed(entries, signed: dict[str, str], rule: ConsensusRule, checked
     good_values = {surd_value(*tokenize_form(c.node.value)) for c, _, _ in entries
                    if c.node.kind == "value" and c.node.value and signed.get(text_key(c.node.text)) == GOOD}
     nodes: list[Node] = []
+    seen: set[str] = set()  # a proposal that repeats a mined candidate's text is that candidate
     for candidate, positions, agreed in entries:
-        label = signed.get(text_key(candidate.node.text))
+        key = text_key(candidate.node.text)
+        if key in seen:
+            continue
+        seen.add(key)
+        label = signed.get(key)
         if label == FRAGMENT and computed_value(candidate.node) in good_values:
             label = GOOD  # the computation of a signed value, its duplicate: finalize keeps one of the two
         if label is None:

@@ -11,7 +11,8 @@ import pytest
 from node_builder.consensus import ConsensusRule, select, signable
 from node_builder.evidence import gather
 from node_builder.schema import Problem, Trajectory
-from node_builder.signoff import SignoffError, load_signoffs, sheet_of, text_key, verdicts_from_lines
+from node_builder.signoff import (SignoffError, Verdicts, load_signoffs, proposed_nodes, sheet_of, text_key,
+                                   verdicts_from_lines)
 
 REPO = Path(__file__).resolve().parents[1]
 GSM8K = REPO / "tests" / "fixtures" / "node_builder" / "raw" / "gsm8k"
@@ -158,3 +159,9 @@ def test_the_computation_of_a_signed_value_comes_along_for_finalize_to_choose():
     assert [n.text for n in rejected.nodes] == ["9"]  # only a duplicate comes along, never a rejected route
     [record] = build_records([problem], BuildConfig(signoffs={"t/3": Verdicts(labels)}))
     assert len(record["nodes"]) == 1 and record["provenance"]["signed"] is True
+
+
+def test_a_proposal_that_repeats_a_candidate_is_one_node():
+    evidence = gather(_problem(), None, proposed_nodes(Verdicts({"x = 7": "GOOD"}, ("x = 7",))))
+    assert [c.node.text for c in evidence.candidates].count("x = 7") == 2  # mined and proposed
+    assert [n.text for n in select(evidence, ConsensusRule(), signed={"x = 7": "GOOD"}).nodes] == ["x = 7"]
