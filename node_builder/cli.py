@@ -239,7 +239,7 @@ def cmd_signoff_sheet(args) -> int:
                                         args.parts, quiet=args.quiet)
     else:
         written = write_sheets(args.benchmark, specs, Path(args.out_dir), args.parts, _signoffs(args.skip_signed),
-                               quiet=args.quiet)
+                               quiet=args.quiet, revise=_signoffs(args.revise))
     print(json.dumps(written), file=sys.stderr)
     return 0
 
@@ -336,6 +336,9 @@ def make_parser() -> argparse.ArgumentParser:
     sh.add_argument("--out-dir", required=True, help="sheets sheet1.md.. and candidates.json go here")
     sh.add_argument("--parts", type=positive_int, default=1, help="split the problems over N sheets")
     sh.add_argument("--skip-signed", metavar="VERDICTS.jsonl", help="leave out problems these verdicts cover")
+    sh.add_argument("--revise", metavar="VERDICTS.jsonl",
+                    help="revision sheets of the problems these verdicts cover, each candidate with its label "
+                         "(answers name only the labels they change)")
     sh.add_argument("--propose", metavar="VERDICTS.jsonl",
                     help="proposal sheets instead: every solved problem with what these verdicts sign, for the "
                          "reviewer to add the key results it misses (answers: JSON lines {id, propose: [texts]})")

@@ -113,6 +113,21 @@ def answer_parts(answer: str) -> frozenset:
     return frozenset(numbers_in(answer)) - {Fraction(1), Fraction(2), Fraction(0)}
 
 
+def answer_part_keys(answer: str) -> frozenset:
+    r"""Canonical keys of the components of a tuple or vector answer that are no plain number
+    (``\frac{\pi}{2}`` of the polar point ``(3, \frac{\pi}{2})``): a name set to one of them is a
+    piece of the answer, as a name set to a numeric component is (:func:`answer_parts`).
+
+    >>> len(answer_part_keys("\\left( 3, \\frac{\\pi}{2} \\right)")), answer_part_keys("\\frac{\\pi}{2}")
+    (1, frozenset())
+    """
+    body = re.sub(r"\\(?:left|right)\b|\\(?:begin|end)\{[pbv]?matrix\}", "", answer).strip().strip("()[]{} ")
+    parts = [part.strip() for part in re.split(r",|\\\\|&", body)]
+    if len(parts) < 2:
+        return frozenset()
+    return frozenset(canonical_key(part) for part in parts if part and number_of(part) is None)
+
+
 _UNITS = re.compile(r"\\(?:mbox|text|textnormal|mathrm)\s*\{[^{}]*\}(?:\s*\^\s*\{?\d\}?)?|\^\s*\{?\\circ\}?|\\?%|\\,")
 
 
@@ -139,6 +154,7 @@ class Facts:
     definitions: tuple  # (function name, variable, body keys) of "f(x) = ..." in the statement
     trivial: frozenset
     statement: str = ""
+    answer_part_keys: frozenset = frozenset()  # canonical keys of a composite answer's non-numeric parts
 
 
 def _definitions(problem_text: str) -> tuple:
@@ -186,7 +202,8 @@ def facts_of(problem: Problem, config: RefineConfig) -> Facts:
     return Facts(asked(statement, problem.answer), answer_parts(problem.answer), part_letters(statement),
                  stated_numbers(statement),
                  frozenset(Fraction(d.replace(",", "")) for d in _DIGITS.findall(statement)),
-                 symbols, _definitions(statement), frozenset(Fraction(v) for v in config.trivial_values), statement)
+                 symbols, _definitions(statement), frozenset(Fraction(v) for v in config.trivial_values), statement,
+                 answer_part_keys(problem.answer))
 
 
 def _sides(text: str) -> list[str]:
@@ -258,6 +275,8 @@ def _assignment_reason(name: str, other: str, facts: Facts, contexts: list[str])
     key = canonical_key(name)
     if key in facts.part_letters or (value is not None and value in facts.answer_parts):
         return "answer_piece"
+    if value is None and canonical_key(other) in facts.answer_part_keys:
+        return "answer_piece"  # theta = pi/2 of the answer (3, pi/2)
     fresh = not (set(key.split()) & facts.problem_symbols)
     if _is_bare_name(other) or (value is not None and value in facts.trivial and fresh):
         return "fragment"  # a renaming (A = j) or a trivial assignment (k = 2); a = 1 of the problem's a is a result

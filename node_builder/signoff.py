@@ -146,8 +146,10 @@ def _context(text: str, offset: float, width: int = 90) -> str:
     return " ".join(text[max(0, at - width // 3): at + width].split())
 
 
-def sheet_of(evidence: Evidence, rule: ConsensusRule, limit: int = SHEET_LIMIT, reference_chars: int = 900) -> tuple[str, list[str]]:
-    """The sheet block of one problem and its candidates' texts in the block's order."""
+def sheet_of(evidence: Evidence, rule: ConsensusRule, limit: int = SHEET_LIMIT, reference_chars: int = 900,
+             verdicts: Verdicts | None = None) -> tuple[str, list[str]]:
+    """The sheet block of one problem and its candidates' texts in the block's order; with
+    ``verdicts`` (a revision sheet) each candidate shows its current label."""
     problem = evidence.problem
     rows = sheet_candidates(evidence, rule, limit)
     reference = next((t.text for t in problem.trajectories if t.voice == "reference"), "") or problem.solution or ""
@@ -155,7 +157,8 @@ def sheet_of(evidence: Evidence, rule: ConsensusRule, limit: int = SHEET_LIMIT, 
              f"REFERENCE: {' '.join(reference.split())[:reference_chars]}",
              f"CANDIDATES (voices stating it / voices): {'none' if not rows else ''}"]
     for i, (text, k, n, context) in enumerate(rows, 1):
-        lines.append(f"  {i}. [{k}/{n}] {text}    | ...{context}...")
+        label = f"  <{verdicts.labels.get(text_key(text), 'UNREAD')}>" if verdicts is not None else ""
+        lines.append(f"  {i}. [{k}/{n}] {text}{label}    | ...{context}...")
     return "\n".join(lines) + "\n", [text for text, *_ in rows]
 
 
@@ -221,9 +224,12 @@ def verdicts_from_lines(lines, candidates: dict[str, list[str]], reviewer: str) 
 
 
 def write_sheets(benchmark: str, sources: list[str], out_dir: Path, parts: int = 1,
-                 skip: dict[str, Verdicts] | None = None, quiet: bool = True) -> dict:
+                 skip: dict[str, Verdicts] | None = None, quiet: bool = True,
+                 revise: dict[str, Verdicts] | None = None) -> dict:
     """Sheets ``sheet1.md..`` of every problem with signable candidates (not those ``skip`` covers)
-    and ``candidates.json`` (problem id -> candidate texts in sheet order) in ``out_dir``."""
+    and ``candidates.json`` (problem id -> candidate texts in sheet order) in ``out_dir``; with
+    ``revise``, revision sheets of the problems those verdicts cover, each candidate with its label
+    (``revise.json`` marks the folder: its answers change only the labels they name)."""
     from tqdm import tqdm
 
     from node_builder.build import import_problems
@@ -233,10 +239,11 @@ def write_sheets(benchmark: str, sources: list[str], out_dir: Path, parts: int =
     problems = import_problems(sources, benchmark, None).problems
     blocks, candidates = [], {}
     for problem in tqdm(problems, desc=f"{benchmark} sheets", unit="problem", disable=quiet):
-        if skip and problem.id in skip:
+        if (skip and problem.id in skip) or (revise is not None and problem.id not in revise):
             continue
         filter_problem(problem)
-        block, texts = sheet_of(gather(problem), ConsensusRule())
+        mine = revise.get(problem.id) if revise is not None else None
+        block, texts = sheet_of(gather(problem, None, proposed_nodes(mine)), ConsensusRule(), verdicts=mine)
         if texts:
             blocks.append(block)
             candidates[problem.id] = texts
@@ -250,6 +257,8 @@ def write_sheets(benchmark: str, sources: list[str], out_dir: Path, parts: int =
             sheet.write_text("\n".join(part), encoding="utf-8")
             sheets.append(str(sheet))
     (out_dir / "candidates.json").write_text(json.dumps(candidates, ensure_ascii=False), encoding="utf-8")
+    if revise is not None:
+        (out_dir / "revise.json").write_text("true", encoding="utf-8")
     return {"problems": len(problems), "on_sheets": len(candidates), "sheets": sheets}
 
 
@@ -305,6 +314,11 @@ def import_answers(sheet_dir: Path, answers: list[Path], reviewer: str, out: Pat
             if (row["id"], row["text"]) not in seen:
                 seen.add((row["id"], row["text"]))
                 new.append(row)
+    if (sheet_dir / "revise.json").exists():  # a revision names only the labels it changes
+        changed = {(row["id"], row["text"]) for row in new}
+        rows = _merge(out, new, lambda row: (row["id"], text_key(row["text"])) in changed)
+        return {"problems": len({row["id"] for row in new}), "revised": len(new),
+                "good": sum(r["label"] == GOOD for r in new), "file_verdicts": len(rows)}
     answered = {row["id"] for row in new}
     rows = _merge(out, new, lambda row: row["id"] in answered and not row.get("proposed"))
     return {"problems": len(answered), "verdicts": len(new), "good": sum(r["label"] == GOOD for r in new),

@@ -347,3 +347,15 @@ def test_a_record_of_weak_nodes_only_keeps_them():
     consecutive = "The product of two consecutive positive even integers is 288. What is the greater of the two integers?"
     kept, weak = _finalized(consecutive, ("x(x + 2) = 288", "equation", 0.73, 0.27), ("17", "value", 0.6, 0.5))
     assert kept == ["x(x + 2) = 288", "17"] and weak == 0
+
+
+def test_a_name_set_to_a_symbolic_part_of_a_tuple_answer_is_the_answer():
+    """MATH-500 precalculus/807: the answer is the polar point (3, pi/2); theta = pi/2 is a piece of it."""
+    from node_builder.refine import RefineConfig, drop_reason, facts_of
+    from node_builder.schema import Node, Problem
+
+    p = Problem("t/807", "t", "Convert the point $(0,3)$ to polar coordinates $(r,\\theta)$.",
+                "\\left( 3, \\frac{\\pi}{2} \\right)")
+    facts = facts_of(p, RefineConfig())
+    assert drop_reason(Node("", "\\theta = \\frac{\\pi}{2}", "equation"), None, facts, set()) == "answer_piece"
+    assert drop_reason(Node("", "\\theta = \\frac{\\pi}{3}", "equation"), None, facts, set()) is None

@@ -165,3 +165,26 @@ def test_a_proposal_that_repeats_a_candidate_is_one_node():
     evidence = gather(_problem(), None, proposed_nodes(Verdicts({"x = 7": "GOOD"}, ("x = 7",))))
     assert [c.node.text for c in evidence.candidates].count("x = 7") == 2  # mined and proposed
     assert [n.text for n in select(evidence, ConsensusRule(), signed={"x = 7": "GOOD"}).nodes] == ["x = 7"]
+
+
+def test_a_revision_changes_only_the_labels_it_names(tmp_path):
+    from node_builder.signoff import import_answers
+
+    out = tmp_path / "v.jsonl"
+    out.write_text("".join(json.dumps(r) + "\n" for r in [
+        {"id": "t/1", "text": "x = 7", "label": "GOOD", "reviewer": "a"},
+        {"id": "t/1", "text": "49", "label": "FRAGMENT", "reviewer": "a"},
+        {"id": "t/1", "text": "7^2 = 49", "label": "ROUTE", "reviewer": "a"},
+        {"id": "t/1", "text": "s = 7", "label": "GOOD", "reviewer": "a", "proposed": True},
+        {"id": "t/2", "text": "12", "label": "GOOD", "reviewer": "a"}]))
+    sheets = tmp_path / "rev"
+    sheets.mkdir()
+    (sheets / "candidates.json").write_text(json.dumps({"t/1": ["x = 7", "49", "7^2 = 49"], "t/2": ["12"]}))
+    (sheets / "revise.json").write_text("true")
+    answers = tmp_path / "a.txt"
+    answers.write_text("t/1: 3G\nt/2:\n")
+    summary = import_answers(sheets, [answers], "b", out)
+    assert summary["revised"] == 1 and summary["good"] == 1
+    verdicts = load_signoffs(out)
+    assert verdicts["t/1"].labels == {"x = 7": "GOOD", "49": "FRAGMENT", "7^2 = 49": "GOOD", "s = 7": "GOOD"}
+    assert verdicts["t/1"].proposed == ("s = 7",) and verdicts["t/2"].labels == {"12": "GOOD"}
