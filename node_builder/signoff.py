@@ -23,7 +23,11 @@ The round trip (``python -m node_builder signoff-sheet`` / ``signoff-import``):
    numbered candidates with ``[k/n]`` voices and a line of one solution around the first match;
 2. the reviewer answers one line per problem, ``ID: 1G 2R 3F ...`` (:data:`CODES`; a candidate
    without a code is rejected as unread);
-3. :func:`verdicts_from_lines` turns the answers back into verdict lines (by text, not number).
+3. :func:`verdicts_from_lines` turns the answers back into verdict lines (by text, not number);
+4. proposal sheets (:func:`write_proposal_sheets`: what is signed so far) take the key results
+   the reviewer writes in (:func:`proposals_from_lines`), and revision sheets (``write_sheets``
+   with ``revise``: each candidate with its label) take answers that name only the labels they
+   change.
 
 Example:
     >>> verdicts_from_lines(["t/1: 1G 2F"], {"t/1": ["x = 7", "7"]}, reviewer="r1")

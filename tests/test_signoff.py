@@ -93,6 +93,15 @@ def test_the_round_trip_on_real_gsm8k_solutions(tmp_path):
                     "--out", "verdicts.jsonl", cwd=tmp_path)
     assert imported.returncode == 0, imported.stderr
     assert json.loads(imported.stderr)["good"] == len(candidates)
+    revise = _cli("signoff-sheet", "--benchmark", "gsm8k", *sources, "--out-dir", "rev", "--revise", "verdicts.jsonl",
+                  "--quiet", cwd=tmp_path)
+    assert revise.returncode == 0, revise.stderr
+    assert "<GOOD>" in (tmp_path / "rev" / "sheet1.md").read_text() and (tmp_path / "rev" / "revise.json").exists()
+    propose = _cli("signoff-sheet", "--benchmark", "gsm8k", *sources, "--out-dir", "prop", "--propose",
+                   "verdicts.jsonl", "--quiet", cwd=tmp_path)
+    assert propose.returncode == 0, propose.stderr
+    assert "SIGNED: " in (tmp_path / "prop" / "propose1.md").read_text()
+    assert set(json.loads((tmp_path / "prop" / "proposals.json").read_text())) >= set(candidates)
     build = _cli("build", "--benchmark", "gsm8k", *sources, "--out", "out.jsonl", "--workdir", "w",
                  "--signoff", "verdicts.jsonl", "--quiet", cwd=tmp_path)
     assert build.returncode == 0, build.stderr
