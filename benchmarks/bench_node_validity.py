@@ -20,9 +20,12 @@ build-wide finalize) and scores held-out solutions with the benchmark's own metr
 * **unrelated** (every setting) -- precision: correct held-out solutions of *other* problems
   scored against a problem's nodes (3 per problem, seeded); mean NCR and the share with credit.
 
-``--grid`` repeats LOMO for every rule of :data:`GRID` (share of voices x minimum number of
-voices) from one evidence pass per problem (:func:`node_builder.evidence.gather`; the rules only
-select, :func:`node_builder.consensus.select`) and prints the curve the data card shows.
+The shipped setting builds the nodes as shipped: with the reviewers' verdicts
+(:mod:`node_builder.signoff`), under which a signed record does not depend on the consensus rule.
+``--grid`` therefore compares the rules of :data:`GRID` (share of voices x minimum number of
+voices) *before* sign-off, the rules alone (what a benchmark without verdicts gets), repeating
+LOMO for every rule from one evidence pass per problem (:func:`node_builder.evidence.gather`; the
+rules only select, :func:`node_builder.consensus.select`), and prints the curve the data card shows.
 
 AUC = probability that a correct held-out solution has a higher NCR than a wrong one (ties 1/2).
 """
@@ -101,15 +104,19 @@ def summary(pairs: list[tuple[float, int]], unrelated: list[float], **extra) -> 
 
 
 # ------------------------------------------------------------------ evidence, once per problem
-def load_evidence(benchmark: str, raw: Path, limit: int | None) -> tuple[list, list]:
+def load_problems(benchmark: str, raw: Path, limit: int | None) -> list:
     problems = load_sources(shipped_sources(benchmark, raw), benchmark).problems
     problems = problems[:limit] if limit else problems
     for problem in tqdm(problems, desc=f"{benchmark}: acc", file=sys.stderr):
         filter_problem(problem)
-    signoffs = signoffs_of(benchmark) or {}
-    evidences = [gather(p, None, proposed_nodes(signoffs.get(p.id)))
-                 for p in tqdm(problems, desc=f"{benchmark}: evidence", file=sys.stderr)]
-    return problems, evidences
+    return problems
+
+
+def evidence_of(benchmark: str, problems: list, signed: bool = True) -> list:
+    """Every problem's evidence; ``signed``: with the reviewers' proposed key results as candidates."""
+    signoffs = (signoffs_of(benchmark) or {}) if signed else {}
+    return [gather(p, None, proposed_nodes(signoffs.get(p.id)))
+            for p in tqdm(problems, desc=f"{benchmark}: evidence", file=sys.stderr)]
 
 
 def _labels(signoffs: dict, evidence) -> dict | None:
@@ -140,10 +147,10 @@ def build_under(evidences, problems, rules, exclude: str | None, config: BuildCo
     return by_rule
 
 
-def leave_one_model_out(benchmark: str, problems, evidences, rules, seed: int) -> dict:
-    """LOMO figures for every rule (see the module doc). Problems with shipped verdicts
-    (:mod:`node_builder.signoff`) keep their signed candidates under every rule."""
-    config = BuildConfig(signoffs=signoffs_of(benchmark))
+def leave_one_model_out(benchmark: str, problems, evidences, rules, seed: int, signed: bool = True) -> dict:
+    """LOMO figures for every rule (see the module doc). ``signed``: problems with shipped verdicts
+    (:mod:`node_builder.signoff`) keep their signed candidates (under any rule); else the rules alone."""
+    config = BuildConfig(signoffs=signoffs_of(benchmark) if signed else None)
     voices = sorted({t.voice for p in problems for t in p.trajectories} - {"reference"})
     rng = random.Random(seed)
     pairs = {rule: [] for rule in rules}
@@ -274,7 +281,8 @@ def card_section(report: dict) -> str:
                          f"**{cot['auc']}** | |")
     for name in LOMO_SETS:
         if name in report and report[name].get("grid"):
-            lines += ["", f"{LABELS[name]}, the consensus rules compared (leave one model out; coverage of the full build):", "",
+            lines += ["", f"{LABELS[name]}, the consensus rules compared before sign-off (the rules alone; leave one model "
+                      "out; coverage of the full build):", "",
                       "| rule | problems with nodes | nodes by 2+ voices | NCR correct | NCR wrong | AUC | "
                       "chain-of-thought: NCR correct / AUC | unrelated NCR |",
                       "|---|---:|---:|---:|---:|---:|---|---:|"]
@@ -290,14 +298,17 @@ def card_section(report: dict) -> str:
 def measure(name: str, raw: Path, limit: int | None, seed: int, grid: bool) -> dict:
     if name == "aime25":
         return aime25_setting(raw, seed)
-    problems, evidences = load_evidence(name, raw, limit)
+    problems = load_problems(name, raw, limit)
+    evidences = evidence_of(name, problems)
     shipped = ConsensusRule()
-    rules = list(dict.fromkeys([shipped, *GRID])) if grid else [shipped]
-    lomo = leave_one_model_out(name, problems, evidences, rules, seed)
-    config = BuildConfig(signoffs=signoffs_of(name))
-    full = build_under(evidences, problems, rules, None, config)
+    lomo = leave_one_model_out(name, problems, evidences, [shipped], seed)
+    full = build_under(evidences, problems, [shipped], None, BuildConfig(signoffs=signoffs_of(name)))
     out = {"shipped": {**lomo[shipped], "coverage": coverage_of(full[shipped], problems)}}
-    if grid:
+    if grid:  # the consensus rules alone, before sign-off (a signed record does not depend on the rule)
+        rules = list(dict.fromkeys([shipped, *GRID]))
+        evidences = evidence_of(name, problems, signed=False)
+        lomo = leave_one_model_out(name, problems, evidences, rules, seed, signed=False)
+        full = build_under(evidences, problems, rules, None, BuildConfig())
         out["grid"] = [{"rule": _rule_name(rule), **{k: v for k, v in lomo[rule].items() if k != "per_voice"},
                         "coverage": coverage_of(full[rule], problems)} for rule in rules]
     return out

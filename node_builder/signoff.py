@@ -75,6 +75,18 @@ class SignoffError(ValueError):
     """A verdict file or an answer line the build cannot use (names the file and line)."""
 
 
+def _json_lines(lines, where: str):
+    """``(line number, parsed object)`` of the non-blank lines; :class:`SignoffError` names
+    ``where:line`` of one that is not JSON."""
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            yield number, json.loads(line)
+        except json.JSONDecodeError as err:
+            raise SignoffError(f"{where}:{number}: not JSON ({err.msg})") from None
+
+
 def text_key(text: str) -> str:
     """A candidate's identity in a verdict file: its text with runs of whitespace as one space."""
     return " ".join(text.split())
@@ -86,13 +98,7 @@ def load_signoffs(path: Path) -> dict[str, Verdicts]:
     candidate judged twice differently."""
     labels: dict[str, dict[str, str]] = {}
     proposed: dict[str, list[str]] = {}
-    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as err:
-            raise SignoffError(f"{path}:{number}: not JSON ({err.msg})") from None
+    for number, row in _json_lines(Path(path).read_text(encoding="utf-8").splitlines(), str(path)):
         if not isinstance(row, dict) or not all(isinstance(row.get(f), str) for f in ("id", "text", "label")):
             raise SignoffError(f"{path}:{number}: a verdict needs string fields id, text and label")
         if row["label"] not in LABELS:
@@ -188,13 +194,7 @@ def proposals_from_lines(lines, ids: set[str], reviewer: str, where: str = "prop
     [{'id': 't/1', 'text': 'x = 7', 'label': 'GOOD', 'reviewer': 'r', 'proposed': True}]
     """
     out = []
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as err:
-            raise SignoffError(f"{where}:{number}: not JSON ({err.msg})") from None
+    for number, row in _json_lines(lines, where):
         texts = row.get("propose") if isinstance(row, dict) else None
         if not isinstance(row, dict) or row.get("id") not in ids:
             raise SignoffError(f"{where}:{number}: no sheet problem {row.get('id') if isinstance(row, dict) else row!r}")
