@@ -27,7 +27,8 @@ it) is *retired* -- left out of the figures and counted with its label; a key re
 found key results / all; the GOOD and GOOD+ROUTE counts per node kind (value, equation,
 expression, proposition), which tell the next round of rules where the defects sit; and GOOD per
 sample: a sample drawn after the rules that retired judged nodes is the unbiased figure (those
-rules were written reading the earlier samples). ``--sample NAME`` scores one sample alone.
+rules were written reading the earlier samples). ``--sample NAME`` scores one sample alone
+(repeat it to pool several).
 
 Rubric (:data:`LABELS`):
 
@@ -105,12 +106,13 @@ def read_jsonl(path: Path) -> list[dict]:
         return [json.loads(line) for line in handle if line.strip()]
 
 
-def score(precision: list[dict], recall: list[dict], sample: str | None = None) -> dict:
+def score(precision: list[dict], recall: list[dict], sample: str | list[str] | None = None) -> dict:
     """Per benchmark: label counts, GOOD and GOOD+ROUTE shares, recall, retired verdicts, GOOD per
-    sample (see the module doc); ``sample``: score only that sample's verdicts."""
+    sample (see the module doc); ``sample``: score only that sample's (those samples') verdicts."""
     if sample is not None:
-        precision = [v for v in precision if v.get("sample") == sample]
-        recall = [v for v in recall if v.get("sample") == sample]
+        wanted = {sample} if isinstance(sample, str) else set(sample)
+        precision = [v for v in precision if v.get("sample") in wanted]
+        recall = [v for v in recall if v.get("sample") in wanted]
     bad = [v for v in precision if v["label"] not in LABELS]
     if bad:
         raise SystemExit(f"unknown label {bad[0]['label']!r} for {bad[0]['record']} (labels: {', '.join(LABELS)})")
@@ -196,7 +198,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--verdicts", default=str(VERDICTS), help="report: the folder of precision.jsonl and recall.jsonl")
     parser.add_argument("--card", help="report: write the result into this data card (between its audit markers)")
     parser.add_argument("--data", help="the folder of the four test sets (default: the shipped ones)")
-    parser.add_argument("--sample", help="report: score only the verdicts of this sample (their \"sample\" field)")
+    parser.add_argument("--sample", action="append",
+                        help="report: score only the verdicts of this sample (their \"sample\" field); repeatable")
     parser.add_argument("--skip-judged", action="store_true",
                         help="sample, recall-sample: leave out what the --verdicts files already judge")
     args = parser.parse_args(argv)
