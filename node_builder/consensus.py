@@ -134,7 +134,6 @@ class _Checked:
     voices: list[str]
     n: int  # voices whose solutions show work
     single: bool
-    speakers: int  # trajectories of those voices
     stats: dict[str, int]
     answer_at: dict[str, float]
     symbol_voices: dict[str, set]
@@ -175,7 +174,7 @@ def _check(evidence: Evidence, rule: ConsensusRule, exclude_voice: str | None) -
         else:
             agreed = rule.agrees(len(positions), n)
         entries.append((candidate, positions, agreed))
-    return _Checked(entries, voices, n, single, speakers, stats, answer_at, symbol_voices)
+    return _Checked(entries, voices, n, single, stats, answer_at, symbol_voices)
 
 
 def signable(evidence: Evidence, rule: ConsensusRule, exclude_voice: str | None = None) -> list[tuple[Candidate, int, int]]:
@@ -208,12 +207,12 @@ def select(evidence: Evidence, rule: ConsensusRule, exclude_voice: str | None = 
     voices, n, single, stats = checked.voices, checked.n, checked.single, checked.stats
     if not voices:
         return Selection([], voices, stats)
+    if signed is not None:
+        return _select_signed(checked, signed, rule)
     answer_keys = tokenize_form(evidence.problem.answer)[0]
     answer_key = answer_keys[0] if len(answer_keys) == 1 else ""  # the gold's number token (#36)
     problem_symbols = symbols_of(evidence.problem.problem)
     entries = checked.entries
-    if signed is not None:
-        return _select_signed(entries, signed, rule, checked)
     if not single and entries and not any(agreed for _, _, agreed in entries):
         most = max(len(positions) for _, positions, _ in entries)  # the most shared results, if shared enough
         if most >= 2 and most / n >= rule.fallback_share - 1e-9:
@@ -237,10 +236,10 @@ def select(evidence: Evidence, rule: ConsensusRule, exclude_voice: str | None = 
     return _maximal(nodes, checked, stats)
 
 
-def _select_signed(entries, signed: dict[str, str], rule: ConsensusRule, checked: _Checked) -> Selection:
+def _select_signed(checked: _Checked, signed: dict[str, str], rule: ConsensusRule) -> Selection:
     from node_builder.signoff import FRAGMENT, GOOD, text_key  # signoff imports this module
 
-    stats, n = checked.stats, checked.n
+    entries, stats, n = checked.entries, checked.stats, checked.n
     good_values = {surd_value(*tokenize_form(c.node.value)) for c, _, _ in entries
                    if c.node.kind == "value" and c.node.value and signed.get(text_key(c.node.text)) == GOOD}
     nodes: list[Node] = []

@@ -93,6 +93,13 @@ def part_letters(problem_text: str) -> frozenset:
     return letters if len(letters) >= 2 else frozenset()
 
 
+def _components(answer: str) -> list[str]:
+    """The comma, ``\\\\`` or ``&`` separated components of an answer, brackets and matrix
+    environments aside (one component for an answer that is no tuple)."""
+    body = re.sub(r"\\(?:left|right)\b|\\(?:begin|end)\{[pbv]?matrix\}", "", answer).strip()
+    return [part.strip() for part in re.split(r",|\\\\|&", body.strip("()[]{} "))]
+
+
 def answer_parts(answer: str) -> frozenset:
     r"""Numbers of a composite answer: the components of a tuple or vector (``(-2, 1)`` ->
     ``{-2, 1}``), or every number written in an answer that is not itself a number
@@ -103,9 +110,7 @@ def answer_parts(answer: str) -> frozenset:
     >>> sorted(answer_parts("\\begin{pmatrix} -18 \\\\ 96 \\end{pmatrix}")), sorted(answer_parts("3\\sqrt{13}"))
     ([Fraction(-18, 1), Fraction(96, 1)], [Fraction(3, 1), Fraction(13, 1)])
     """
-    body = re.sub(r"\\(?:left|right)\b|\\(?:begin|end)\{[pbv]?matrix\}", "", answer).strip()
-    body = body.strip("()[]{} ")
-    parts = [part.strip() for part in re.split(r",|\\\\|&", body)]
+    parts = _components(answer)
     if len(parts) >= 2:
         return frozenset(x for x in map(number_of, parts) if x is not None)
     if answer_number(answer) is not None:
@@ -121,8 +126,7 @@ def answer_part_keys(answer: str) -> frozenset:
     >>> len(answer_part_keys("\\left( 3, \\frac{\\pi}{2} \\right)")), answer_part_keys("\\frac{\\pi}{2}")
     (1, frozenset())
     """
-    body = re.sub(r"\\(?:left|right)\b|\\(?:begin|end)\{[pbv]?matrix\}", "", answer).strip().strip("()[]{} ")
-    parts = [part.strip() for part in re.split(r",|\\\\|&", body)]
+    parts = _components(answer)
     if len(parts) < 2:
         return frozenset()
     return frozenset(canonical_key(part) for part in parts if part and number_of(part) is None)

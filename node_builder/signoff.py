@@ -163,13 +163,33 @@ def sheet_of(evidence: Evidence, rule: ConsensusRule, limit: int = SHEET_LIMIT, 
     problem = evidence.problem
     rows = sheet_candidates(evidence, rule, limit)
     reference = next((t.text for t in problem.trajectories if t.voice == "reference"), "") or problem.solution or ""
-    lines = [f"### {problem.id}", f"PROBLEM: {' '.join(problem.problem.split())}", f"ANSWER: {problem.answer}",
-             f"REFERENCE: {' '.join(reference.split())[:reference_chars]}",
+    lines = [*_header(problem, reference, reference_chars),
              f"CANDIDATES (voices stating it / voices): {'none' if not rows else ''}"]
     for i, (text, k, n, context) in enumerate(rows, 1):
         label = f"  <{verdicts.labels.get(text_key(text), 'UNREAD')}>" if verdicts is not None else ""
         lines.append(f"  {i}. [{k}/{n}] {text}{label}    | ...{context}...")
     return "\n".join(lines) + "\n", [text for text, *_ in rows]
+
+
+def _header(problem, reference: str, chars: int) -> list[str]:
+    """The lines every sheet block starts with: id, problem, gold answer, reference (cut)."""
+    return [f"### {problem.id}", f"PROBLEM: {' '.join(problem.problem.split())}", f"ANSWER: {problem.answer}",
+            f"REFERENCE: {' '.join(reference.split())[:chars]}"]
+
+
+def _write_parts(blocks: list[str], out_dir: Path, stem: str, parts: int) -> list[str]:
+    """``blocks`` over ``parts`` files ``<stem>1.md..`` in ``out_dir`` (in order, near-equal
+    sizes); returns the paths written."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    size = -(-len(blocks) // parts) if blocks else 1
+    written = []
+    for i in range(parts):
+        part = blocks[i * size:(i + 1) * size]
+        if part:
+            sheet = out_dir / f"{stem}{i + 1}.md"
+            sheet.write_text("\n".join(part), encoding="utf-8")
+            written.append(str(sheet))
+    return written
 
 
 def proposal_block(problem, verdicts: Verdicts | None, chars: int = 1200) -> str:
@@ -179,8 +199,7 @@ def proposal_block(problem, verdicts: Verdicts | None, chars: int = 1200) -> str
     reference = next((t.text for t in correct if t.voice == "reference"), "") or problem.solution or ""
     models = sorted((t.text for t in correct if t.voice != "reference"), key=len)
     signed = [text for text, label in (verdicts.labels.items() if verdicts else ()) if label == GOOD]
-    lines = [f"### {problem.id}", f"PROBLEM: {' '.join(problem.problem.split())}", f"ANSWER: {problem.answer}",
-             f"REFERENCE: {' '.join(reference.split())[:chars]}",
+    lines = [*_header(problem, reference, chars),
              f"A MODEL'S SOLUTION: {' '.join(models[0].split())[:chars] if models else '(none)'}",
              "SIGNED: " + (" ;; ".join(signed) if signed else "(none)")]
     return "\n".join(lines) + "\n"
@@ -251,15 +270,7 @@ def write_sheets(benchmark: str, sources: list[str], out_dir: Path, parts: int =
         if texts:
             blocks.append(block)
             candidates[problem.id] = texts
-    out_dir.mkdir(parents=True, exist_ok=True)
-    size = -(-len(blocks) // parts) if blocks else 1
-    sheets = []
-    for i in range(parts):
-        part = blocks[i * size:(i + 1) * size]
-        if part:
-            sheet = out_dir / f"sheet{i + 1}.md"
-            sheet.write_text("\n".join(part), encoding="utf-8")
-            sheets.append(str(sheet))
+    sheets = _write_parts(blocks, out_dir, "sheet", parts)
     (out_dir / "candidates.json").write_text(json.dumps(candidates, ensure_ascii=False), encoding="utf-8")
     if revise is not None:
         (out_dir / "revise.json").write_text("true", encoding="utf-8")
@@ -282,14 +293,7 @@ def write_proposal_sheets(benchmark: str, sources: list[str], out_dir: Path, ver
         if problem.correct_trajectories():
             blocks.append(proposal_block(problem, verdicts.get(problem.id)))
             ids.append(problem.id)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    size = -(-len(blocks) // parts) if blocks else 1
-    sheets = []
-    for i in range(parts):
-        if blocks[i * size:(i + 1) * size]:
-            sheet = out_dir / f"propose{i + 1}.md"
-            sheet.write_text("\n".join(blocks[i * size:(i + 1) * size]), encoding="utf-8")
-            sheets.append(str(sheet))
+    sheets = _write_parts(blocks, out_dir, "propose", parts)
     (out_dir / "proposals.json").write_text(json.dumps(ids), encoding="utf-8")
     return {"problems": len(problems), "on_sheets": len(ids), "sheets": sheets}
 
