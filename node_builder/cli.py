@@ -221,6 +221,18 @@ def cmd_stats(args) -> int:
     return 0
 
 
+def _id_list(path: str) -> set[str]:
+    """The problem ids of a file with one id per line (blank lines and ``#`` comments aside)."""
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except OSError as err:
+        raise InputError(f"--only {path}: {err.strerror or err}") from None
+    ids = {line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")}
+    if not ids:
+        raise InputError(f"--only {path}: no problem id in the file")
+    return ids
+
+
 def cmd_signoff_sheet(args) -> int:
     from node_builder.signoff import write_sheets
 
@@ -232,11 +244,14 @@ def cmd_signoff_sheet(args) -> int:
         raise InputError("give --source KIND:PATH (repeatable), or --raw RAW with a shipped --benchmark "
                          f"({', '.join(SHIPPED)})")
     check_sources(specs)
+    if (args.only or args.solutions != 1) and not args.propose:
+        raise InputError("--only and --solutions are for proposal sheets (--propose VERDICTS.jsonl)")
     if args.propose:
         from node_builder.signoff import write_proposal_sheets
 
         written = write_proposal_sheets(args.benchmark, specs, Path(args.out_dir), _signoffs(args.propose),
-                                        args.parts, quiet=args.quiet)
+                                        args.parts, quiet=args.quiet, solutions=args.solutions,
+                                        only=_id_list(args.only) if args.only else None)
     else:
         written = write_sheets(args.benchmark, specs, Path(args.out_dir), args.parts, _signoffs(args.skip_signed),
                                quiet=args.quiet, revise=_signoffs(args.revise))
@@ -342,6 +357,9 @@ def make_parser() -> argparse.ArgumentParser:
     sh.add_argument("--propose", metavar="VERDICTS.jsonl",
                     help="proposal sheets instead: every solved problem with what these verdicts sign, for the "
                          "reviewer to add the key results it misses (answers: JSON lines {id, propose: [texts]})")
+    sh.add_argument("--solutions", type=positive_int, default=1,
+                    help="proposal sheets: show the solutions of this many model voices (default 1)")
+    sh.add_argument("--only", metavar="IDS", help="proposal sheets: only the problems this file lists, one id per line")
     sh.add_argument("--quiet", action="store_true")
     sh.set_defaults(func=cmd_signoff_sheet)
 

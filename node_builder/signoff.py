@@ -24,9 +24,10 @@ The round trip (``python -m node_builder signoff-sheet`` / ``signoff-import``):
 2. the reviewer answers one line per problem, ``ID: 1G 2R 3F ...`` (:data:`CODES`; a candidate
    without a code is rejected as unread);
 3. :func:`verdicts_from_lines` turns the answers back into verdict lines (by text, not number);
-4. proposal sheets (:func:`write_proposal_sheets`: what is signed so far) take the key results
-   the reviewer writes in (:func:`proposals_from_lines`), and revision sheets (``write_sheets``
-   with ``revise``: each candidate with its label) take answers that name only the labels they
+4. proposal sheets (:func:`write_proposal_sheets`: what is signed so far, with one or several
+   voices' solutions) take the key results the reviewer writes in (:func:`proposals_from_lines`;
+   they add to a problem's earlier proposals), and revision sheets (``write_sheets`` with
+   ``revise``: each candidate with its label) take answers that name only the labels they
    change.
 
 Example:
@@ -192,16 +193,31 @@ def _write_parts(blocks: list[str], out_dir: Path, stem: str, parts: int) -> lis
     return written
 
 
-def proposal_block(problem, verdicts: Verdicts | None, chars: int = 1200) -> str:
+#: A model solution shorter than this (a tool run's printed result) is shown only where no longer one is.
+SHOWN_MIN_CHARS = 300
+
+
+def proposal_block(problem, verdicts: Verdicts | None, chars: int = 1200, solutions: int = 1) -> str:
     """The proposal sheet block of one problem: the problem, its answer, the reference, the
-    shortest correct model solution and the key results signed so far."""
+    shortest correct solution of each of ``solutions`` model voices (the voices with the shortest
+    solutions first, those shorter than :data:`SHOWN_MIN_CHARS` last: a proposal ships only where two voices state it, so the reviewer sees how
+    several of them write their results) and the key results signed so far."""
     correct = problem.correct_trajectories()
     reference = next((t.text for t in correct if t.voice == "reference"), "") or problem.solution or ""
-    models = sorted((t.text for t in correct if t.voice != "reference"), key=len)
+    shortest: dict[str, str] = {}
+    for t in sorted((t for t in correct if t.voice != "reference"),
+                    key=lambda t: (len(t.text) < SHOWN_MIN_CHARS, len(t.text))):  # terse runs (a printed result) last
+        shortest.setdefault(t.voice, t.text)
+    models = list(shortest.values())[:solutions]
     signed = [text for text, label in (verdicts.labels.items() if verdicts else ()) if label == GOOD]
-    lines = [*_header(problem, reference, chars),
-             f"A MODEL'S SOLUTION: {' '.join(models[0].split())[:chars] if models else '(none)'}",
-             "SIGNED: " + (" ;; ".join(signed) if signed else "(none)")]
+    lines = _header(problem, reference, chars)
+    if solutions == 1:
+        lines.append(f"A MODEL'S SOLUTION: {' '.join(models[0].split())[:chars] if models else '(none)'}")
+    else:
+        lines += [f"SOLUTION OF MODEL {i}: {' '.join(text.split())[:chars]}" for i, text in enumerate(models, 1)]
+        if not models:
+            lines.append("MODEL SOLUTIONS: (none)")
+    lines.append("SIGNED: " + (" ;; ".join(signed) if signed else "(none)"))
     return "\n".join(lines) + "\n"
 
 
@@ -278,9 +294,11 @@ def write_sheets(benchmark: str, sources: list[str], out_dir: Path, parts: int =
 
 
 def write_proposal_sheets(benchmark: str, sources: list[str], out_dir: Path, verdicts: dict[str, Verdicts],
-                          parts: int = 1, quiet: bool = True) -> dict:
-    """Proposal sheets ``propose1.md..`` of every problem with a correct solution (what is signed
-    so far, for the reviewer to add the key results it misses) and ``proposals.json`` (the ids)."""
+                          parts: int = 1, quiet: bool = True, solutions: int = 1,
+                          only: set[str] | None = None) -> dict:
+    """Proposal sheets ``propose1.md..`` of every problem with a correct solution (or of those in
+    ``only``): what is signed so far, for the reviewer to add the key results it misses, with
+    ``solutions`` model voices' solutions (:func:`proposal_block`); and ``proposals.json`` (the ids)."""
     from tqdm import tqdm
 
     from node_builder.build import import_problems
@@ -289,9 +307,11 @@ def write_proposal_sheets(benchmark: str, sources: list[str], out_dir: Path, ver
     problems = import_problems(sources, benchmark, None).problems
     blocks, ids = [], []
     for problem in tqdm(problems, desc=f"{benchmark} proposal sheets", unit="problem", disable=quiet):
+        if only is not None and problem.id not in only:
+            continue
         filter_problem(problem)
         if problem.correct_trajectories():
-            blocks.append(proposal_block(problem, verdicts.get(problem.id)))
+            blocks.append(proposal_block(problem, verdicts.get(problem.id), solutions=solutions))
             ids.append(problem.id)
     sheets = _write_parts(blocks, out_dir, "propose", parts)
     (out_dir / "proposals.json").write_text(json.dumps(ids), encoding="utf-8")
@@ -334,22 +354,25 @@ def import_answers(sheet_dir: Path, answers: list[Path], reviewer: str, out: Pat
 
 
 def _import_proposals(sheet_dir: Path, answers: list[Path], reviewer: str, out: Path) -> dict:
-    """Proposal files merged into ``out``: a problem's proposals here replace its earlier ones; a
-    proposal whose text the reviewer already labelled otherwise is left out (``conflicts``)."""
+    """Proposal files merged into ``out``: proposals add to a problem's earlier ones (a text
+    proposed again keeps its first verdict; a reviewer's later revision removes a proposal by
+    relabelling it); a proposal whose text the reviewer already labelled otherwise is left out
+    (``conflicts``)."""
     ids = set(json.loads((sheet_dir / "proposals.json").read_text(encoding="utf-8")))
     existing = load_signoffs(Path(out)) if Path(out).exists() else {}
-    new, conflicts = [], 0
+    new, conflicts, seen = [], 0, set()
     for path in answers:
         for row in proposals_from_lines(Path(path).read_text(encoding="utf-8").splitlines(), ids, reviewer, str(path)):
             earlier = existing.get(row["id"])
             label = earlier.labels.get(row["text"]) if earlier else None
             if label is not None and label != GOOD:
                 conflicts += 1
-            elif label is None or row["text"] in earlier.proposed:
+            elif label is None and (row["id"], row["text"]) not in seen:
+                seen.add((row["id"], row["text"]))
                 new.append(row)
-    answered = {row["id"] for row in new}
-    rows = _merge(out, new, lambda row: row["id"] in answered and row.get("proposed"))
-    return {"problems": len(answered), "proposed": len(new), "conflicts": conflicts, "file_verdicts": len(rows)}
+    rows = _merge(out, new, lambda row: False)
+    return {"problems": len({row["id"] for row in new}), "proposed": len(new), "conflicts": conflicts,
+            "file_verdicts": len(rows)}
 
 
 def _merge(out: Path, new: list[dict], replaced) -> list[dict]:

@@ -197,3 +197,62 @@ def test_a_revision_changes_only_the_labels_it_names(tmp_path):
     verdicts = load_signoffs(out)
     assert verdicts["t/1"].labels == {"x = 7": "GOOD", "49": "FRAGMENT", "7^2 = 49": "GOOD", "s = 7": "GOOD"}
     assert verdicts["t/1"].proposed == ("s = 7",) and verdicts["t/2"].labels == {"12": "GOOD"}
+
+
+def test_a_proposal_sheet_shows_several_voices_with_the_terse_ones_last():
+    from node_builder.signoff import SHOWN_MIN_CHARS, proposal_block
+
+    worked = "First, x + 3 = 10 gives x = 7 after subtracting 3 from both sides of the equation. " * 4
+    texts = {"A": worked + "So 2x = 14.", "B": worked + "Doubling, 2x = 2 \\cdot 7 = 14, the answer.", "C": worked,
+             "T": "```output 14``` The answer is \\boxed{14}."}
+    problem = Problem("t/1", "t", "If $x + 3 = 10$, what is $2x$?", "14",
+                      trajectories=[Trajectory(t, f"model:{v}", True, voice=v) for v, t in texts.items()])
+    assert len(texts["T"]) < SHOWN_MIN_CHARS <= len(texts["C"])
+    block = proposal_block(problem, Verdicts({"x = 7": "GOOD"}, ()), solutions=3)
+    shown = [line.split(": ", 1)[1] for line in block.splitlines() if line.startswith("SOLUTION OF MODEL")]
+    assert shown == [" ".join(texts[v].split()) for v in "CAB"]  # shortest first, the terse run left out
+    assert "SIGNED: x = 7" in block
+    four = proposal_block(problem, None, solutions=4).splitlines()
+    assert four[-2] == "SOLUTION OF MODEL 4: " + texts["T"] and four[-1] == "SIGNED: (none)"  # where nothing longer is left
+    assert "A MODEL'S SOLUTION: " in proposal_block(problem, None)  # one voice: the sheet of the first pass
+
+
+def test_proposals_add_to_the_earlier_ones(tmp_path):
+    from node_builder.signoff import import_answers
+
+    out = tmp_path / "v.jsonl"
+    out.write_text("".join(json.dumps(r) + "\n" for r in [
+        {"id": "t/1", "text": "x = 7", "label": "GOOD", "reviewer": "a"},
+        {"id": "t/1", "text": "49", "label": "FRAGMENT", "reviewer": "a"},
+        {"id": "t/1", "text": "s = 7", "label": "GOOD", "reviewer": "a", "proposed": True}]))
+    sheets = tmp_path / "prop"
+    sheets.mkdir()
+    (sheets / "proposals.json").write_text(json.dumps(["t/1", "t/2"]))
+    answers = tmp_path / "a.jsonl"
+    answers.write_text('{"id": "t/1", "propose": ["2x = 14", "49", "s = 7"]}\n{"id": "t/2", "propose": ["$y = 3$", "y = 3"]}\n')
+    summary = import_answers(sheets, [answers], "b", out)
+    assert summary == {"problems": 2, "proposed": 2, "conflicts": 1, "file_verdicts": 5}
+    verdicts = load_signoffs(out)
+    assert verdicts["t/1"].proposed == ("s = 7", "2x = 14") and verdicts["t/1"].labels["49"] == "FRAGMENT"
+    assert verdicts["t/2"].proposed == ("y = 3",)
+    assert import_answers(sheets, [answers], "b", out)["proposed"] == 0  # importing twice changes nothing
+    assert len(out.read_text().splitlines()) == 5
+
+
+def test_proposal_sheets_of_listed_problems_only(tmp_path):
+    sources = ["--source", f"gsm8k:{GSM8K / 'test.jsonl'}"]
+    (tmp_path / "v.jsonl").write_text("")
+    ids = tmp_path / "ids.txt"
+    ids.write_text("# the thin ones\ngsm8k/test/2\n\n")
+    made = _cli("signoff-sheet", "--benchmark", "gsm8k", *sources, "--out-dir", "prop", "--propose", "v.jsonl",
+                "--solutions", "2", "--only", str(ids), "--quiet", cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    assert json.loads((tmp_path / "prop" / "proposals.json").read_text()) == ["gsm8k/test/2"]
+    assert (tmp_path / "prop" / "propose1.md").read_text().startswith("### gsm8k/test/2\n")
+    (tmp_path / "empty.txt").write_text("# nothing\n")
+    for extra, message in [(["--only", str(ids)], "--only and --solutions are for proposal sheets"),
+                           (["--propose", "v.jsonl", "--only", "missing.txt"], "--only missing.txt: "),
+                           (["--propose", "v.jsonl", "--only", "empty.txt"], "--only empty.txt: no problem id")]:
+        refused = _cli("signoff-sheet", "--benchmark", "gsm8k", *sources, "--out-dir", "p2", *extra, "--quiet",
+                       cwd=tmp_path)
+        assert refused.returncode == 2 and message in refused.stderr, refused.stderr
