@@ -244,6 +244,8 @@ def cmd_signoff_sheet(args) -> int:
         raise InputError("give --source KIND:PATH (repeatable), or --raw RAW with a shipped --benchmark "
                          f"({', '.join(SHIPPED)})")
     check_sources(specs)
+    if sum(bool(x) for x in (args.revise, args.unread, args.propose)) > 1:
+        raise InputError("--revise, --unread and --propose are different sheets: give one")
     if (args.only or args.solutions != 1) and not args.propose:
         raise InputError("--only and --solutions are for proposal sheets (--propose VERDICTS.jsonl)")
     if args.propose:
@@ -254,7 +256,7 @@ def cmd_signoff_sheet(args) -> int:
                                         only=_id_list(args.only) if args.only else None)
     else:
         written = write_sheets(args.benchmark, specs, Path(args.out_dir), args.parts, _signoffs(args.skip_signed),
-                               quiet=args.quiet, revise=_signoffs(args.revise))
+                               quiet=args.quiet, revise=_signoffs(args.revise), unread=_signoffs(args.unread))
     print(json.dumps(written), file=sys.stderr)
     return 0
 
@@ -354,6 +356,9 @@ def make_parser() -> argparse.ArgumentParser:
     sh.add_argument("--revise", metavar="VERDICTS.jsonl",
                     help="revision sheets of the problems these verdicts cover, each candidate with its label "
                          "(answers name only the labels they change)")
+    sh.add_argument("--unread", metavar="VERDICTS.jsonl",
+                    help="sheets of the signable candidates these verdicts do not label yet (past an earlier "
+                         "sheet's limit, or new), after what they sign; answers merge like a revision")
     sh.add_argument("--propose", metavar="VERDICTS.jsonl",
                     help="proposal sheets instead: every solved problem with what these verdicts sign, for the "
                          "reviewer to add the key results it misses (answers: JSON lines {id, propose: [texts]})")

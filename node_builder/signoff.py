@@ -143,10 +143,15 @@ def proposed_nodes(verdicts: Verdicts | None) -> list:
     return [node for node in map(node_of_text, verdicts.proposed) if node is not None]
 
 
-def sheet_candidates(evidence: Evidence, rule: ConsensusRule, limit: int = SHEET_LIMIT) -> list[tuple[str, int, int, str]]:
-    """``(text, k, n, context)`` of the candidates a reviewer sees, in sheet order."""
+def sheet_candidates(evidence: Evidence, rule: ConsensusRule, limit: int = SHEET_LIMIT,
+                     read: Verdicts | None = None) -> list[tuple[str, int, int, str]]:
+    """``(text, k, n, context)`` of the candidates a reviewer sees, in sheet order; with ``read``,
+    only those these verdicts do not label (an unread sheet)."""
     rows = []
-    for candidate, k, n in signable(evidence, rule)[:limit]:
+    signed = signable(evidence, rule)
+    if read is not None:
+        signed = [row for row in signed if text_key(row[0].node.text) not in read.labels]
+    for candidate, k, n in signed[:limit]:
         first = min(candidate.hits, key=lambda t: candidate.hits[t])
         rows.append((candidate.node.text, k, n, _context(evidence.trajectories[first].text, candidate.hits[first])))
     return rows
@@ -158,14 +163,17 @@ def _context(text: str, offset: float, width: int = 90) -> str:
 
 
 def sheet_of(evidence: Evidence, rule: ConsensusRule, limit: int = SHEET_LIMIT, reference_chars: int = 900,
-             verdicts: Verdicts | None = None) -> tuple[str, list[str]]:
+             verdicts: Verdicts | None = None, unread: Verdicts | None = None) -> tuple[str, list[str]]:
     """The sheet block of one problem and its candidates' texts in the block's order; with
-    ``verdicts`` (a revision sheet) each candidate shows its current label."""
+    ``verdicts`` (a revision sheet) each candidate shows its current label; with ``unread`` (an
+    unread sheet) only the candidates those verdicts lack, after what they sign."""
     problem = evidence.problem
-    rows = sheet_candidates(evidence, rule, limit)
+    rows = sheet_candidates(evidence, rule, limit, read=unread)
     reference = next((t.text for t in problem.trajectories if t.voice == "reference"), "") or problem.solution or ""
-    lines = [*_header(problem, reference, reference_chars),
-             f"CANDIDATES (voices stating it / voices): {'none' if not rows else ''}"]
+    lines = _header(problem, reference, reference_chars)
+    if unread is not None:
+        lines.append("SIGNED: " + (" ;; ".join(t for t, label in unread.labels.items() if label == GOOD) or "(none)"))
+    lines.append(f"CANDIDATES (voices stating it / voices): {'none' if not rows else ''}")
     for i, (text, k, n, context) in enumerate(rows, 1):
         label = f"  <{verdicts.labels.get(text_key(text), 'UNREAD')}>" if verdicts is not None else ""
         lines.append(f"  {i}. [{k}/{n}] {text}{label}    | ...{context}...")
@@ -264,11 +272,14 @@ def verdicts_from_lines(lines, candidates: dict[str, list[str]], reviewer: str) 
 
 def write_sheets(benchmark: str, sources: list[str], out_dir: Path, parts: int = 1,
                  skip: dict[str, Verdicts] | None = None, quiet: bool = True,
-                 revise: dict[str, Verdicts] | None = None) -> dict:
+                 revise: dict[str, Verdicts] | None = None, unread: dict[str, Verdicts] | None = None) -> dict:
     """Sheets ``sheet1.md..`` of every problem with signable candidates (not those ``skip`` covers)
     and ``candidates.json`` (problem id -> candidate texts in sheet order) in ``out_dir``; with
     ``revise``, revision sheets of the problems those verdicts cover, each candidate with its label
-    (``revise.json`` marks the folder: its answers change only the labels they name)."""
+    (``revise.json`` marks the folder: its answers change only the labels they name); with
+    ``unread``, sheets of the candidates of the problems those verdicts cover that they do not label
+    (the ones past an earlier sheet's limit, or new), after what is signed (merged like a revision:
+    the problem's other verdicts stay)."""
     from tqdm import tqdm
 
     from node_builder.build import import_problems
@@ -278,17 +289,20 @@ def write_sheets(benchmark: str, sources: list[str], out_dir: Path, parts: int =
     problems = import_problems(sources, benchmark, None).problems
     blocks, candidates = [], {}
     for problem in tqdm(problems, desc=f"{benchmark} sheets", unit="problem", disable=quiet):
-        if (skip and problem.id in skip) or (revise is not None and problem.id not in revise):
+        covered = revise if revise is not None else unread
+        if (skip and problem.id in skip) or (covered is not None and problem.id not in covered):
             continue
         filter_problem(problem)
-        mine = revise.get(problem.id) if revise is not None else None
-        block, texts = sheet_of(gather(problem, None, proposed_nodes(mine)), ConsensusRule(), verdicts=mine)
+        mine = covered.get(problem.id) if covered is not None else None
+        block, texts = sheet_of(gather(problem, None, proposed_nodes(mine)), ConsensusRule(),
+                                verdicts=mine if revise is not None else None,
+                                unread=mine if unread is not None else None)
         if texts:
             blocks.append(block)
             candidates[problem.id] = texts
     sheets = _write_parts(blocks, out_dir, "sheet", parts)
     (out_dir / "candidates.json").write_text(json.dumps(candidates, ensure_ascii=False), encoding="utf-8")
-    if revise is not None:
+    if revise is not None or unread is not None:
         (out_dir / "revise.json").write_text("true", encoding="utf-8")
     return {"problems": len(problems), "on_sheets": len(candidates), "sheets": sheets}
 

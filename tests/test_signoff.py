@@ -256,3 +256,32 @@ def test_proposal_sheets_of_listed_problems_only(tmp_path):
         refused = _cli("signoff-sheet", "--benchmark", "gsm8k", *sources, "--out-dir", "p2", *extra, "--quiet",
                        cwd=tmp_path)
         assert refused.returncode == 2 and message in refused.stderr, refused.stderr
+
+
+def test_an_unread_sheet_lists_only_what_no_verdict_labels_and_merges_like_a_revision(tmp_path):
+    from node_builder.signoff import import_answers
+
+    evidence = gather(_problem())
+    texts = [c.node.text for c, _, _ in signable(evidence, ConsensusRule())]
+    read = Verdicts({text_key(texts[0]): "GOOD"}, ())
+    block, unread = sheet_of(evidence, ConsensusRule(), unread=read)
+    assert unread == texts[1:] and f"SIGNED: {texts[0]}" in block and f"1. [" in block
+    assert sheet_of(evidence, ConsensusRule(), limit=1, unread=read)[1] == texts[1:2]  # the limit counts unread ones
+    out = tmp_path / "v.jsonl"
+    out.write_text(json.dumps({"id": "t/1", "text": texts[0], "label": "GOOD", "reviewer": "a"}) + "\n")
+    sheets = tmp_path / "u"
+    sheets.mkdir()
+    (sheets / "candidates.json").write_text(json.dumps({"t/1": unread}))
+    (sheets / "revise.json").write_text("true")
+    answers = tmp_path / "a.txt"
+    answers.write_text("t/1: " + " ".join(f"{i}F" for i in range(1, len(unread) + 1)) + "\n")
+    import_answers(sheets, [answers], "b", out)
+    labels = load_signoffs(out)["t/1"].labels
+    assert labels[texts[0]] == "GOOD" and all(labels[t] == "FRAGMENT" for t in unread)  # the earlier verdict stays
+
+
+def test_sheet_kinds_are_exclusive(tmp_path):
+    (tmp_path / "v.jsonl").write_text("")
+    refused = _cli("signoff-sheet", "--benchmark", "gsm8k", "--source", f"gsm8k:{GSM8K / 'test.jsonl'}", "--out-dir",
+                   "s", "--unread", "v.jsonl", "--revise", "v.jsonl", "--quiet", cwd=tmp_path)
+    assert refused.returncode == 2 and "--revise, --unread and --propose are different sheets" in refused.stderr
