@@ -74,7 +74,11 @@ def test_a_megabyte_of_pasted_nodes_ends_near_the_budget():
     (score,) = score_completions([text], ["18"], [NODES], budget_s=budget)
     elapsed = time.monotonic() - start
     assert score.timed_out or score.guard == "node_pasting"
-    assert elapsed < budget + 0.75  # a generous margin for a loaded 2-core machine; the figures: the benchmark
+    if elapsed >= budget + 0.75:  # a loaded machine stretches every wall clock (the figures: the benchmark):
+        start = time.monotonic()  # then the bound is relative, to scoring the same text without a budget, now
+        (full,) = score_completions([text], ["18"], [NODES], budget_s=60)
+        unbounded = time.monotonic() - start  # about 2.3 s on an idle core, against 0.4 s with the budget
+        assert not full.timed_out and elapsed < 0.6 * unbounded, (elapsed, unbounded)
 
 
 def test_a_repetition_loop_ends_near_the_budget():
