@@ -236,6 +236,10 @@ def _id_list(path: str) -> set[str]:
 def cmd_signoff_sheet(args) -> int:
     from node_builder.signoff import write_sheets
 
+    if sum(bool(x) for x in (args.revise, args.unread, args.propose)) > 1:
+        raise InputError("--revise, --unread and --propose are different sheets: give one")
+    if (args.only or args.solutions != 1) and not args.propose:
+        raise InputError("--only and --solutions are for proposal sheets (--propose VERDICTS.jsonl)")
     if args.source:
         specs = args.source
     elif args.raw and args.benchmark in SHIPPED:
@@ -244,10 +248,6 @@ def cmd_signoff_sheet(args) -> int:
         raise InputError("give --source KIND:PATH (repeatable), or --raw RAW with a shipped --benchmark "
                          f"({', '.join(SHIPPED)})")
     check_sources(specs)
-    if sum(bool(x) for x in (args.revise, args.unread, args.propose)) > 1:
-        raise InputError("--revise, --unread and --propose are different sheets: give one")
-    if (args.only or args.solutions != 1) and not args.propose:
-        raise InputError("--only and --solutions are for proposal sheets (--propose VERDICTS.jsonl)")
     if args.propose:
         from node_builder.signoff import write_proposal_sheets
 

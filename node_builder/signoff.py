@@ -148,10 +148,10 @@ def sheet_candidates(evidence: Evidence, rule: ConsensusRule, limit: int = SHEET
     """``(text, k, n, context)`` of the candidates a reviewer sees, in sheet order; with ``read``,
     only those these verdicts do not label (an unread sheet)."""
     rows = []
-    signed = signable(evidence, rule)
+    shown = signable(evidence, rule)
     if read is not None:
-        signed = [row for row in signed if text_key(row[0].node.text) not in read.labels]
-    for candidate, k, n in signed[:limit]:
+        shown = [row for row in shown if text_key(row[0].node.text) not in read.labels]
+    for candidate, k, n in shown[:limit]:
         first = min(candidate.hits, key=lambda t: candidate.hits[t])
         rows.append((candidate.node.text, k, n, _context(evidence.trajectories[first].text, candidate.hits[first])))
     return rows
@@ -172,7 +172,7 @@ def sheet_of(evidence: Evidence, rule: ConsensusRule, limit: int = SHEET_LIMIT, 
     reference = next((t.text for t in problem.trajectories if t.voice == "reference"), "") or problem.solution or ""
     lines = _header(problem, reference, reference_chars)
     if unread is not None:
-        lines.append("SIGNED: " + (" ;; ".join(t for t, label in unread.labels.items() if label == GOOD) or "(none)"))
+        lines.append(_signed_line(unread))
     lines.append(f"CANDIDATES (voices stating it / voices): {'none' if not rows else ''}")
     for i, (text, k, n, context) in enumerate(rows, 1):
         label = f"  <{verdicts.labels.get(text_key(text), 'UNREAD')}>" if verdicts is not None else ""
@@ -184,6 +184,12 @@ def _header(problem, reference: str, chars: int) -> list[str]:
     """The lines every sheet block starts with: id, problem, gold answer, reference (cut)."""
     return [f"### {problem.id}", f"PROBLEM: {' '.join(problem.problem.split())}", f"ANSWER: {problem.answer}",
             f"REFERENCE: {' '.join(reference.split())[:chars]}"]
+
+
+def _signed_line(verdicts: Verdicts | None) -> str:
+    """The ``SIGNED:`` line of a sheet block: the texts these verdicts sign GOOD."""
+    signed = [text for text, label in (verdicts.labels.items() if verdicts else ()) if label == GOOD]
+    return "SIGNED: " + (" ;; ".join(signed) if signed else "(none)")
 
 
 def _write_parts(blocks: list[str], out_dir: Path, stem: str, parts: int) -> list[str]:
@@ -208,8 +214,9 @@ SHOWN_MIN_CHARS = 300
 def proposal_block(problem, verdicts: Verdicts | None, chars: int = 1200, solutions: int = 1) -> str:
     """The proposal sheet block of one problem: the problem, its answer, the reference, the
     shortest correct solution of each of ``solutions`` model voices (the voices with the shortest
-    solutions first, those shorter than :data:`SHOWN_MIN_CHARS` last: a proposal ships only where two voices state it, so the reviewer sees how
-    several of them write their results) and the key results signed so far."""
+    solutions first, those shorter than :data:`SHOWN_MIN_CHARS` last: a proposal ships only where
+    two voices state it, so the reviewer sees how several of them write their results) and the key
+    results signed so far."""
     correct = problem.correct_trajectories()
     reference = next((t.text for t in correct if t.voice == "reference"), "") or problem.solution or ""
     shortest: dict[str, str] = {}
@@ -217,7 +224,6 @@ def proposal_block(problem, verdicts: Verdicts | None, chars: int = 1200, soluti
                     key=lambda t: (len(t.text) < SHOWN_MIN_CHARS, len(t.text))):  # terse runs (a printed result) last
         shortest.setdefault(t.voice, t.text)
     models = list(shortest.values())[:solutions]
-    signed = [text for text, label in (verdicts.labels.items() if verdicts else ()) if label == GOOD]
     lines = _header(problem, reference, chars)
     if solutions == 1:
         lines.append(f"A MODEL'S SOLUTION: {' '.join(models[0].split())[:chars] if models else '(none)'}")
@@ -225,7 +231,7 @@ def proposal_block(problem, verdicts: Verdicts | None, chars: int = 1200, soluti
         lines += [f"SOLUTION OF MODEL {i}: {' '.join(text.split())[:chars]}" for i, text in enumerate(models, 1)]
         if not models:
             lines.append("MODEL SOLUTIONS: (none)")
-    lines.append("SIGNED: " + (" ;; ".join(signed) if signed else "(none)"))
+    lines.append(_signed_line(verdicts))
     return "\n".join(lines) + "\n"
 
 
@@ -286,10 +292,12 @@ def write_sheets(benchmark: str, sources: list[str], out_dir: Path, parts: int =
     from node_builder.evidence import gather
     from node_builder.filter import filter_problem
 
+    if revise is not None and unread is not None:
+        raise ValueError("a sheet is a revision or an unread sheet, not both")
+    covered = revise if revise is not None else unread  # the problems on the sheets, where given
     problems = import_problems(sources, benchmark, None).problems
     blocks, candidates = [], {}
     for problem in tqdm(problems, desc=f"{benchmark} sheets", unit="problem", disable=quiet):
-        covered = revise if revise is not None else unread
         if (skip and problem.id in skip) or (covered is not None and problem.id not in covered):
             continue
         filter_problem(problem)
