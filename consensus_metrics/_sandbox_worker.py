@@ -43,7 +43,10 @@ def main() -> None:
         symbolic.equivalent_in_process("x^{2}+1", "1+x^{2}", "expr")
     except Exception:
         pass
+    from consensus_metrics.heap import settle
     from consensus_metrics.sandbox import read_request
+
+    settle()  # sympy and math-verify live as long as this process: no collection walks them again
 
     out = sys.stdout
     out.write(json.dumps({"id": "ready"}) + "\n")

@@ -25,6 +25,7 @@ _worker_state: dict = {}
 def _init_worker(tokenizer, budget_s, symbolic, think_format=None):
     import signal
 
+    from .heap import settle
     from .sandbox import warmup
 
     # Ctrl-C reaches every process of the terminal's group: the parent stops the pool and says
@@ -36,6 +37,7 @@ def _init_worker(tokenizer, budget_s, symbolic, think_format=None):
     _worker_state["symbolic"] = symbolic
     _worker_state["think_format"] = think_format
     warmup()
+    settle()  # the imports live as long as the worker: no collection walks them again
 
 
 class ScoringPool:

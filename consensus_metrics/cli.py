@@ -58,6 +58,7 @@ from .answer import ThinkFormat
 from .argtypes import nonnegative_int, positive_float
 from .batch import iter_score_batch
 from .budget import DEFAULT_BUDGET_S
+from .heap import settle
 from .locate import locate_in_score
 from .metrics import aggregate_scores
 from .nodes import coerce_nodes
@@ -424,6 +425,7 @@ def _score_into(args, completions, problems, wanted, counters, unit, think_forma
             out.rewrite(raw for raw, _ in keep)
         done = {(row["id"], row["sample"]): row for _, row in keep if row is not None}
         todo = [(pid, j, text) for pid, j, text in completions if (pid, j) not in done]
+        settle()  # the inputs stay to the end: keep the collector off them
         items = ((text, problems[pid]["nodes"], problems[pid]["answer"]) for pid, _j, text in todo)
         scores = iter_score_batch(items, total=len(todo), tokenizer=args.tokenizer, workers=args.workers,
                                   budget_s=args.budget, symbolic=not args.no_symbolic, progress=not args.quiet,

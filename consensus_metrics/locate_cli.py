@@ -41,6 +41,7 @@ from collections import Counter
 
 from .argtypes import positive_float
 from .budget import DEFAULT_BUDGET_S, Deadline
+from .heap import settle
 from .locate import locate_first_error
 from .nodes import coerce_nodes
 from .outputs import OutputPathError, check_output_file
@@ -250,6 +251,7 @@ def cmd_locate(args) -> int:
         records, node_counts = load_node_records(args.data, warn)
         if not records:
             raise InputError("--data: no usable node record (docs/SPEC.md §2: 'problem', 'answer', 'nodes')")
+        settle()  # the records stay to the end: keep the collector off them
         out = open(args.out, "w", encoding="utf-8") if args.out else None
         try:
             tallies, counts = run_locate(args.solutions, records, args.budget, warn, progress=not args.quiet, out=out,

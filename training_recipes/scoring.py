@@ -97,9 +97,11 @@ _POOLS: dict[int, Any] = {}
 
 def _warm_worker() -> None:
     import consensus_metrics
+    from consensus_metrics.heap import settle
 
     consensus_metrics.warmup()  # start this process's sandbox before the first timed item
     consensus_metrics.score_trajectory("x = 1, so \\boxed{1}", ["x = 1"], "1", budget_s=None)
+    settle()  # the imports and the warm-up live as long as the worker
 
 
 def _pool(workers: int):
