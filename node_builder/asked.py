@@ -11,8 +11,11 @@ out every value that *is* the answer under another name:
 * **the parts of a requested form** -- "written as $\frac{m}{n}$ ... Find $m+n$": a node whose
   value can be written in that form with integers whose requested combination is the gold is the
   answer (``192/5`` where ``m + n = 197``; ``\frac{20\sqrt{21}}{63}`` where ``m+n+p = 104``);
-* **the value before a final reduction** -- "the remainder when ... is divided by 1000", "the
-  last three digits": an integer congruent to the gold modulo that number (``8321`` for ``321``);
+* **the value before a final reduction to its last digits** -- "the remainder when ... is divided
+  by 1000", "the last three digits": an integer congruent to the gold modulo that power of ten
+  (``8321`` for ``321``). Reading off digits is no step; reducing by another number is one, so
+  before "the modulo 4 remainder of $1 + 2 + \dots + 12$" the sum ``78`` is a key result, not the
+  answer (a quarter of all integers are congruent to the gold modulo 4);
 * each value of an answer with ``\pm`` or of a list of values (``x = 2\sqrt{2} + 3`` for
   ``3 \pm 2\sqrt{2}``; ``1 - \sqrt{5}`` for ``\{1\pm\sqrt{5},-2\}``);
 * an expression answer up to the order of terms and factors (``\frac{9a + 11}{20}`` for
@@ -31,6 +34,9 @@ Example:
     >>> q = asked("Find the remainder when $N$ is divided by $1000$.", "321")
     >>> q.modulus, is_answer_form("8321", q), is_answer_form("321", q), is_answer_form("320", q)
     (1000, True, True, False)
+    >>> q = asked("Determine the modulo 4 remainder of the following sum: $$ 1 + 2 + 3 + \\dots + 12. $$", "2")
+    >>> q.modulus, is_answer_form("78", q), is_answer_form("2", q)
+    (4, False, True)
 """
 
 from __future__ import annotations
@@ -237,12 +243,17 @@ def is_answer_value(value, text: str, q: Asked) -> bool:
         return False
     if value in q.values:
         return True
-    if q.modulus and len(value) == 1 and value[0][0] == 1 and value[0][1].denominator == 1:
+    if q.modulus and _is_power_of_ten(q.modulus) and len(value) == 1 and value[0][0] == 1 and value[0][1].denominator == 1:
         gold = q.gold_value[0][1] if q.gold_value and len(q.gold_value) == 1 and q.gold_value[0][0] == 1 else None
         number = value[0][1]
         if gold is not None and gold.denominator == 1 and abs(number) > gold and (number - gold) % q.modulus == 0:
             return True
     return q.request is not None and _fills_template(value, text, q)
+
+
+def _is_power_of_ten(n: int) -> bool:
+    """``10``, ``100``, ``1000``, ...: a remainder by it is the last digits."""
+    return n >= 10 and str(n).rstrip("0") == "1"
 
 
 def is_answer_form(text: str, q: Asked) -> bool:

@@ -36,6 +36,11 @@ AIME_I_1 = ("Every morning Aya goes for a $9$-kilometer-long walk ... Find the n
     (AIME_I_14, "104", "\\frac{20\\sqrt{21}}{61}", False),
     (AIME_II_13, "321", "8321", True),  # the value before "mod 1000"
     (AIME_II_13, "321", "8320", False),
+    ("Find the last two digits of $7^{2024}$.", "1", "2401", True),  # 2401 = 7^4 read off: ...01
+    # MATH-500 number_theory/239: reducing by 4 is a step of its own, the sum before it a key result
+    ("Determine the modulo 4 remainder of the following sum: $$ 1 + 2 + 3 + 4 + 5 + 6 + 7 + 8 + 9 + 10 + 11 + 12. $$",
+     "2", "78", False),
+    ("What is the remainder when $1 + 2 + 3 + \\dots + 10$ is divided by 9?", "1", "55", False),  # number_theory/466
     (AIME_I_1, "204", "3.4", True),  # the answer in hours, the question asks minutes
     ("What is $\\sqrt{1 + 2 + 3 + ... + 116}$?", "3\\sqrt{13}", "\\sqrt{117}", True),  # the same number
     ("Write $\\frac{4+6a}{5}-\\frac{1+3a}{4}$ as a single fraction.", "\\frac{11+9a}{20}",
