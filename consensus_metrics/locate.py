@@ -73,7 +73,7 @@ from .surds import rational
 
 #: Share of the values a solution states up to its last node that must lie on nodes or in the
 #: problem for any new value to be suspect (see the module doc, signal 3).
-DENSE_SHARE = 0.6
+DENSE_SHARE = 0.7
 #: Longest node form (tokens) whose parts are valued for :func:`path_values`.
 MAX_PART_TOKENS = 80
 #: Longest problem text read for the equations that pin a variable.

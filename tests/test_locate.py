@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis_profiles import examples
 
-from consensus_metrics.locate import Location, locate_first_error, problem_values
+from consensus_metrics.locate import DENSE_SHARE, Location, locate_first_error, problem_values
 from consensus_metrics.step_facts import step_facts
 from consensus_metrics.steps import split_steps, steps_from_list
 
@@ -202,6 +202,21 @@ def test_problem_numbers_and_node_values_are_not_new():
     # a conversion factor stated is no new value; a result is, even when it is a factor
     chain = ["There are 60 minutes in an hour.", "So 3 * 5 = 15 minutes.", "The answer is 15."]
     assert locate_first_error(chain, [], answer_correct=False, problem="3 times 5 minutes").step == 1
+
+
+def test_new_values_before_the_last_node_count_only_where_nodes_are_dense():
+    # up to its last node (step 3) the solution states 12 and 17 (nodes) and 9 (on none): two
+    # thirds, under DENSE_SHARE, so the path is taken to end at the last node and 9 is a detour
+    problem = "Tom has 5 apples and buys 3 bags of 4 apples. How many apples does he have?"
+    steps = ["The bags hold 3 * 4 = 12 apples.", "He also counts 9 pears.", "So 5 + 12 = 17 apples.",
+             "In all 17 + 9 = 26 fruits."]
+    assert 2 / 3 < DENSE_SHARE
+    loc = locate_first_error(steps, ["3*4=12", "5+12=17"], answer_correct=False, problem=problem)
+    assert (loc.step, loc.kind) == (3, "leaves_path") and loc.reason.startswith("step 4 states 26")
+    # with one more node value among them (3 of 4) the nodes are dense: the first new value is suspect
+    steps = steps[:2] + ["So 5 + 12 = 17 apples, 17 - 2 = 15 after lunch."] + steps[3:]
+    loc = locate_first_error(steps, ["3*4=12", "5+12=17", "17-2=15"], answer_correct=False, problem=problem)
+    assert (loc.step, loc.kind) == (1, "leaves_path") and loc.reason.startswith("step 2 states 9")
 
 
 def test_problem_without_nodes_says_so():
