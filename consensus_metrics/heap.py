@@ -10,8 +10,9 @@ a pool worker after its warm-up, a command after reading its inputs. Objects fro
 freed by the cycle collector (reference counting still frees the rest), so call it on what is
 meant to live as long as the process.
 
-Measured (``benchmarks/bench_locate.py``): the step locator on model-written solutions, after the
-benchmark rows are loaded, 4.2 ms mean per solution without, 1.7 ms with.
+Measured (``benchmarks/bench_locate.py``, runs alternated on one machine): the step locator on
+model-written solutions, after the benchmark's rows are loaded, 4.1-4.5 ms mean per solution
+without, 1.5-2.4 ms with.
 
 >>> settle()  # idempotent; safe to call again after loading more
 """
