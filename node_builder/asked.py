@@ -243,7 +243,8 @@ def is_answer_value(value, text: str, q: Asked) -> bool:
         return False
     if value in q.values:
         return True
-    if q.modulus and _is_power_of_ten(q.modulus) and len(value) == 1 and value[0][0] == 1 and value[0][1].denominator == 1:
+    integer = len(value) == 1 and value[0][0] == 1 and value[0][1].denominator == 1
+    if q.modulus and _is_power_of_ten(q.modulus) and integer:
         gold = q.gold_value[0][1] if q.gold_value and len(q.gold_value) == 1 and q.gold_value[0][0] == 1 else None
         number = value[0][1]
         if gold is not None and gold.denominator == 1 and abs(number) > gold and (number - gold) % q.modulus == 0:

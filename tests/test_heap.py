@@ -9,7 +9,7 @@ from consensus_metrics.heap import settle
 
 
 class _Box:
-    pass
+    """A plain object the collector tracks (instances of Python classes always are)."""
 
 
 def _tracked(obj) -> bool:
