@@ -236,8 +236,8 @@ def _id_list(path: str) -> set[str]:
 def cmd_signoff_sheet(args) -> int:
     from node_builder.signoff import write_sheets
 
-    if sum(bool(x) for x in (args.revise, args.unread, args.propose)) > 1:
-        raise InputError("--revise, --unread and --propose are different sheets: give one")
+    if sum(bool(x) for x in (args.revise, args.unread, args.propose, args.forms)) > 1:
+        raise InputError("--revise, --unread, --propose and --forms are different sheets: give one")
     if (args.only or args.solutions != 1) and not args.propose:
         raise InputError("--only and --solutions are for proposal sheets (--propose VERDICTS.jsonl)")
     if args.source:
@@ -248,7 +248,12 @@ def cmd_signoff_sheet(args) -> int:
         raise InputError("give --source KIND:PATH (repeatable), or --raw RAW with a shipped --benchmark "
                          f"({', '.join(SHIPPED)})")
     check_sources(specs)
-    if args.propose:
+    if args.forms:
+        from node_builder.signoff import write_forms_sheets
+
+        written = write_forms_sheets(args.benchmark, specs, Path(args.out_dir), _signoffs(args.forms), args.parts,
+                                     quiet=args.quiet)
+    elif args.propose:
         from node_builder.signoff import write_proposal_sheets
 
         written = write_proposal_sheets(args.benchmark, specs, Path(args.out_dir), _signoffs(args.propose),
@@ -362,6 +367,10 @@ def make_parser() -> argparse.ArgumentParser:
     sh.add_argument("--propose", metavar="VERDICTS.jsonl",
                     help="proposal sheets instead: every solved problem with what these verdicts sign, for the "
                          "reviewer to add the key results it misses (answers: JSON lines {id, propose: [texts]})")
+    sh.add_argument("--forms", metavar="VERDICTS.jsonl",
+                    help="forms sheets instead: the proposals of these verdicts that too few voices state as "
+                         "written, each with the closest lines of every voice's solution, for the reviewer to copy "
+                         "the result as the voices write it (answers: JSON lines {id, forms: {P1: [texts]}})")
     sh.add_argument("--solutions", type=positive_int, default=1,
                     help="proposal sheets: show the solutions of this many model voices (default 1)")
     sh.add_argument("--only", metavar="IDS", help="proposal sheets: only the problems this file lists, one id per line")
@@ -370,7 +379,8 @@ def make_parser() -> argparse.ArgumentParser:
 
     im = sub.add_parser("signoff-import", help="merge a reviewer's answer lines into a verdict file")
     im.add_argument("--sheet-dir", required=True,
-                    help="the signoff-sheet folder (its candidates.json; proposals.json for proposal sheets)")
+                    help="the signoff-sheet folder (its candidates.json; proposals.json for proposal sheets, "
+                         "forms.json for forms sheets)")
     im.add_argument("--answers", nargs="+", required=True,
                     help="answer files: one 'ID: 1G 2R ...' line per problem (proposals: JSON lines)")
     im.add_argument("--reviewer", required=True, help="who signed (kept with each verdict)")

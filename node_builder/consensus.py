@@ -242,13 +242,13 @@ def _select_signed(checked: _Checked, signed: dict[str, str], rule: ConsensusRul
     entries, stats, n = checked.entries, checked.stats, checked.n
     good_values = {surd_value(*tokenize_form(c.node.value)) for c, _, _ in entries
                    if c.node.kind == "value" and c.node.value and signed.get(text_key(c.node.text)) == GOOD}
+    widest: dict[str, tuple] = {}  # a proposal that repeats a mined candidate's text is that candidate:
+    for entry in entries:          # of the two, the one more voices state (a proposal's written-in forms)
+        key = text_key(entry[0].node.text)
+        if key not in widest or len(entry[1]) > len(widest[key][1]):
+            widest[key] = entry
     nodes: list[Node] = []
-    seen: set[str] = set()  # a proposal that repeats a mined candidate's text is that candidate
-    for candidate, positions, agreed in entries:
-        key = text_key(candidate.node.text)
-        if key in seen:
-            continue
-        seen.add(key)
+    for key, (candidate, positions, agreed) in widest.items():
         label = signed.get(key)
         if label == FRAGMENT and computed_value(candidate.node) in good_values:
             label = GOOD  # the computation of a signed value, its duplicate: finalize keeps one of the two

@@ -160,7 +160,7 @@ def build_record(problem: Problem, config: BuildConfig, llm_extractor=None) -> d
         except ExtractionError as exc:  # garbage reply: counted, rule-based nodes still built
             print(f"warning: {exc}", file=sys.stderr)
     verdicts = config.signoffs.get(problem.id) if config.signoffs is not None else None
-    evidence = gather(problem, config.refine, llm_nodes + proposed_nodes(verdicts))
+    evidence = gather(problem, config.refine, llm_nodes + proposed_nodes(verdicts, problem, config.refine))
     selection = select(evidence, config.consensus, signed=verdicts.labels if verdicts else None)
     llm_info = None
     if llm_extractor is not None and correct:

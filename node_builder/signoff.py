@@ -28,7 +28,12 @@ The round trip (``python -m node_builder signoff-sheet`` / ``signoff-import``):
    voices' solutions) take the key results the reviewer writes in (:func:`proposals_from_lines`;
    they add to a problem's earlier proposals), and revision sheets (``write_sheets`` with
    ``revise``: each candidate with its label) take answers that name only the labels they
-   change.
+   change;
+5. forms sheets (:func:`write_forms_sheets`) show each proposal too few voices state as written
+   beside the closest lines of every voice's solution; the reviewer copies the same result as
+   the voices write it (:func:`forms_from_lines`), and those ``forms`` join the proposal's
+   matcher forms where :func:`form_of` lets them (same kind, a shared side value, not a
+   candidate judged on its own, no refine rule against it).
 
 Example:
     >>> verdicts_from_lines(["t/1: 1G 2F"], {"t/1": ["x = 7", "7"]}, reviewer="r1")
@@ -42,7 +47,8 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from node_builder.consensus import ConsensusRule, signable
@@ -56,6 +62,9 @@ LABELS = ("GOOD", "ROUTE", "RESTATE", "DEFINITION", "ANSWER", "FRAGMENT", "WRONG
 CODES = {"G": "GOOD", "R": "ROUTE", "S": "RESTATE", "D": "DEFINITION", "A": "ANSWER", "F": "FRAGMENT", "W": "WRONG"}
 #: Candidates shown per problem (the most shared).
 SHEET_LIMIT = 16
+#: The longest form a reviewer may write for a proposal (a chain copied whole; each equation
+#: :func:`chain_links` reads off it is a node text, of at most the LLM extractor's 200 characters).
+MAX_FORM = 400
 #: Where the shipped verdicts live: ``<benchmark>.jsonl``.
 SIGNOFF_DIR = Path(__file__).resolve().parent / "signoffs"
 
@@ -66,10 +75,13 @@ _CODE = re.compile(r"^(?P<n>\d+)(?P<code>[A-Za-z])$")
 @dataclass(frozen=True)
 class Verdicts:
     """A reviewer's word on one problem: ``labels`` (candidate text key -> label, proposals
-    included as GOOD) and ``proposed`` (key results the reviewer wrote in, in file order)."""
+    included as GOOD), ``proposed`` (key results the reviewer wrote in, in file order) and
+    ``forms`` (a proposal's text key -> the other ways the voices write that same result, copied
+    from their solutions on a forms sheet)."""
 
     labels: dict[str, str]
     proposed: tuple[str, ...] = ()
+    forms: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 class SignoffError(ValueError):
@@ -99,6 +111,7 @@ def load_signoffs(path: Path) -> dict[str, Verdicts]:
     candidate judged twice differently."""
     labels: dict[str, dict[str, str]] = {}
     proposed: dict[str, list[str]] = {}
+    forms: dict[str, dict[str, tuple[str, ...]]] = {}
     for number, row in _json_lines(Path(path).read_text(encoding="utf-8").splitlines(), str(path)):
         if not isinstance(row, dict) or not all(isinstance(row.get(f), str) for f in ("id", "text", "label")):
             raise SignoffError(f"{path}:{number}: a verdict needs string fields id, text and label")
@@ -115,7 +128,16 @@ def load_signoffs(path: Path) -> dict[str, Verdicts]:
             if row["label"] != GOOD:
                 raise SignoffError(f"{path}:{number}: a proposed key result is signed GOOD, not {row['label']}")
             proposed.setdefault(row["id"], []).append(key)
-    return {pid: Verdicts(v, tuple(dict.fromkeys(proposed.get(pid, ())))) for pid, v in labels.items()}
+        if "forms" in row:
+            written = row["forms"]
+            if not row.get("proposed") or not isinstance(written, list) or not all(
+                    isinstance(f, str) and 0 < len(f.strip()) <= MAX_FORM for f in written):
+                raise SignoffError(f"{path}:{number}: 'forms' belong to a proposed key result: a list of texts of "
+                                   f"1 to {MAX_FORM} characters")
+            mine = forms.setdefault(row["id"], {})
+            mine[key] = tuple(dict.fromkeys(mine.get(key, ()) + tuple(text_key(f) for f in written)))
+    return {pid: Verdicts(v, tuple(dict.fromkeys(proposed.get(pid, ()))), forms.get(pid, {}))
+            for pid, v in labels.items()}
 
 
 def signoffs_of(benchmark: str, folder: Path = SIGNOFF_DIR) -> dict[str, Verdicts] | None:
@@ -128,19 +150,92 @@ def signoffs_digest(signoffs: dict[str, Verdicts] | None) -> str | None:
     """A short fingerprint of verdicts (the work dir pins it: other verdicts, another build)."""
     if signoffs is None:
         return None
-    plain = {pid: [v.labels, list(v.proposed)] for pid, v in signoffs.items()}
+    plain = {pid: [v.labels, list(v.proposed)] + ([v.forms] if v.forms else []) for pid, v in signoffs.items()}
     return hashlib.sha256(json.dumps(plain, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def proposed_nodes(verdicts: Verdicts | None) -> list:
+def proposed_nodes(verdicts: Verdicts | None, problem=None, config=None) -> list:
     """The reviewer's proposed key results as candidate nodes (kind and forms as the LLM
     extractor's; a text no node can be made of is left out). The build keeps one only where two
-    voices' correct solutions state it (the matcher decides), like any other candidate."""
+    voices' correct solutions state it (the matcher decides), like any other candidate.
+
+    A proposal's written-in ``forms`` (how the voices write the same result) join its forms where
+    they pass :func:`form_of`, which needs the ``problem`` (without it they are left out)."""
     from node_builder.llm_extractor import node_of_text
 
     if verdicts is None:
         return []
-    return [node for node in map(node_of_text, verdicts.proposed) if node is not None]
+    nodes = []
+    for text in verdicts.proposed:
+        node = node_of_text(text)
+        if node is None:
+            continue
+        written = verdicts.forms.get(text, ())
+        if written and problem is not None:
+            extra = [form for f in written for link in chain_links(f)
+                     for form in form_of(node, link, verdicts, problem, config)]
+            node = replace(node, forms=tuple(dict.fromkeys(node.forms + tuple(extra)))[:MAX_NODE_FORMS])
+        nodes.append(node)
+    return nodes
+
+
+#: Most forms a proposal with written-in forms carries (its own expansions first).
+MAX_NODE_FORMS = 16
+
+
+def chain_links(form: str) -> list[str]:
+    r"""A written-in form as the equations it asserts: a chain ``a = b = c`` (copied as a solution
+    writes it) is each earlier side equal to the last, the result it ends in; any other text
+    (one ``=``, or a chain with another relation in it) is itself; alignment marks ``&`` go.
+
+    >>> chain_links("\\sqrt{81^2 + 108^2} = \\sqrt{18225} = 135")
+    ['\\sqrt{81^2 + 108^2} = 135', '\\sqrt{18225} = 135']
+    """
+    form = " ".join(form.replace("&", " ").split())  # an aligned line's marks (``x &= 3``)
+    sides = [side.strip() for side in form.split("=")]
+    if len(sides) < 3 or not all(sides) or _OTHER_RELATION.search(form):
+        return [form]
+    return [f"{side} = {sides[-1]}" for side in sides[:-1] if side != sides[-1]]
+
+
+_OTHER_RELATION = re.compile(r"[<>]|\\(?:le|ge|leq|geq|neq|ne|equiv|approx|lt|gt)(?![A-Za-z])")
+
+
+def form_of(node, form: str, verdicts: Verdicts, problem, config=None) -> tuple[str, ...]:
+    """The matcher forms a reviewer's written-in ``form`` of proposal ``node`` adds, or ``()``
+    where it may not stand for the node: not of the node's kind (an equation's form is an
+    equation); a number on a side that none of the node's sides has (a step before or after
+    the result, not the result: ``\\frac{10 \\cdot 11}{2} = 55`` may stand for
+    ``1 + 2 + \\dots + 10 = 55``, ``10 \\cdot 11 = 110`` may not); a candidate the verdicts
+    judge on its own as anything but a FRAGMENT (the label of a duplicate: signed GOOD, it is a
+    node of its own; ROUTE, ANSWER and the rest keep their word); or one a refine rule drops (the
+    answer in disguise, a restated given, a fragment...)."""
+    from node_builder.evidence import Candidate, coverage
+    from node_builder.llm_extractor import node_of_text
+    from node_builder.refine import RefineConfig, drop_candidates, readable_statement
+
+    other = node_of_text(form)
+    if other is None or other.kind != node.kind or verdicts.labels.get(text_key(form), FRAGMENT) != FRAGMENT:
+        return ()
+    if node.kind == "value" and other.value != node.value:
+        return ()
+    mine, theirs = _side_numbers(node.text), _side_numbers(other.text)
+    if mine and theirs and not mine & theirs:
+        return ()
+    candidates = [Candidate(other, None)]
+    if not drop_candidates(problem, candidates, config or RefineConfig(), Counter()):
+        return ()
+    if coverage(readable_statement(problem.problem), candidates):
+        return ()
+    return other.forms
+
+
+def _side_numbers(text: str) -> set:
+    """The exact numbers that sides of a relation are (``x = 7`` -> {7}); empty for other texts."""
+    from node_builder.matcher import number_of
+
+    sides = text.split("=") if "=" in text else []
+    return {value for value in map(number_of, sides) if value is not None}
 
 
 def sheet_candidates(evidence: Evidence, rule: ConsensusRule, limit: int = SHEET_LIMIT,
@@ -236,22 +331,40 @@ def proposal_block(problem, verdicts: Verdicts | None, chars: int = 1200, soluti
 
 
 def proposals_from_lines(lines, ids: set[str], reviewer: str, where: str = "proposals") -> list[dict]:
-    """Verdict rows (``proposed: true``, GOOD) of JSON lines ``{"id", "propose": [texts]}``;
-    :class:`SignoffError` names the line of an unknown id or a malformed entry.
+    """Verdict rows (``proposed: true``, GOOD) of JSON lines ``{"id", "propose": [entries]}``, an
+    entry a text or ``{"text", "forms": [texts]}`` (the result, and the ways the solutions on the
+    sheet write it, as a forms sheet takes them); :class:`SignoffError` names the line of an
+    unknown id or a malformed entry.
 
     >>> proposals_from_lines(['{"id": "t/1", "propose": ["$x = 7$"]}'], {"t/1"}, "r")
     [{'id': 't/1', 'text': 'x = 7', 'label': 'GOOD', 'reviewer': 'r', 'proposed': True}]
+    >>> proposals_from_lines(['{"id": "t/1", "propose": [{"text": "s = 7", "forms": ["$28 / 4 = 7$"]}]}'], {"t/1"}, "r")[0]["forms"]
+    ['28 / 4 = 7']
     """
     out = []
     for number, row in _json_lines(lines, where):
-        texts = row.get("propose") if isinstance(row, dict) else None
+        entries = row.get("propose") if isinstance(row, dict) else None
         if not isinstance(row, dict) or row.get("id") not in ids:
             raise SignoffError(f"{where}:{number}: no sheet problem {row.get('id') if isinstance(row, dict) else row!r}")
-        if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
+        if not isinstance(entries, list) or not all(isinstance(e, (str, dict)) for e in entries):
             raise SignoffError(f"{where}:{number}: 'propose' must be a list of texts")
-        for text in dict.fromkeys(text_key(t.strip().strip("$")) for t in texts):
-            if text:
-                out.append({"id": row["id"], "text": text, "label": GOOD, "reviewer": reviewer, "proposed": True})
+        seen: set[str] = set()
+        for entry in entries:
+            written = entry if isinstance(entry, str) else entry.get("text")
+            forms = [] if isinstance(entry, str) else entry.get("forms", [])
+            if not isinstance(written, str) or not isinstance(forms, list) or not all(
+                    isinstance(f, str) and len(f) <= MAX_FORM for f in forms):
+                raise SignoffError(f"{where}:{number}: a proposal is a text or {{\"text\", \"forms\": [texts of at "
+                                   f"most {MAX_FORM} characters]}}")
+            text = text_key(written.strip().strip("$"))
+            if not text or text in seen:
+                continue
+            seen.add(text)
+            verdict = {"id": row["id"], "text": text, "label": GOOD, "reviewer": reviewer, "proposed": True}
+            forms = [key for key in dict.fromkeys(text_key(f.strip().strip("$")) for f in forms) if key and key != text]
+            if forms:
+                verdict["forms"] = forms
+            out.append(verdict)
     return out
 
 
@@ -302,7 +415,7 @@ def write_sheets(benchmark: str, sources: list[str], out_dir: Path, parts: int =
             continue
         filter_problem(problem)
         mine = covered.get(problem.id) if covered is not None else None
-        block, texts = sheet_of(gather(problem, None, proposed_nodes(mine)), ConsensusRule(),
+        block, texts = sheet_of(gather(problem, None, proposed_nodes(mine, problem)), ConsensusRule(),
                                 verdicts=mine if revise is not None else None,
                                 unread=mine if unread is not None else None)
         if texts:
@@ -340,6 +453,130 @@ def write_proposal_sheets(benchmark: str, sources: list[str], out_dir: Path, ver
     return {"problems": len(problems), "on_sheets": len(ids), "sheets": sheets}
 
 
+#: Lines of each voice's solution a forms sheet shows per proposal, and the voices shown.
+FORMS_LINES, FORMS_VOICES = 2, 8
+_PIECE = re.compile(r"\n+|(?<=[.!?])\s+(?=[A-Z$\\])")
+_NUMBER = re.compile(r"(?<![\d.])\d+(?:\.\d+)?(?![\d])")
+_COMMAND = re.compile(r"\\[A-Za-z]+")
+_PLAIN_COMMANDS = {"\\frac", "\\dfrac", "\\cdot", "\\times", "\\left", "\\right", "\\circ", "\\quad", "\\text"}
+
+
+def related_lines(text: str, result: str, limit: int = FORMS_LINES, width: int = 240) -> list[tuple[float, str]]:
+    """``(score, line)`` of the ``limit`` lines (or sentences) of ``text`` that share most of
+    ``result``'s numbers (3 each; 0, 1 and 2 only where it has no other) and commands (1 each:
+    ``\\angle``, ``\\sin``), best first, each cut to ``width`` characters around its first
+    shared number; lines sharing less than a third of the result's weight are left out.
+
+    >>> related_lines("We have 2^8 = 256.\\nSo 2^8 - 1 = 255. Done.", "2^8 = 256")
+    [(6.0, 'We have 2^8 = 256.'), (3.0, 'So 2^8 - 1 = 255.')]
+    """
+    numbers = set(_NUMBER.findall(result))
+    numbers = (numbers - {"0", "1", "2"}) or numbers
+    commands = set(_COMMAND.findall(result)) - _PLAIN_COMMANDS
+    total = 3 * len(numbers) + len(commands)
+    if not total:
+        return []
+    scored = []
+    for piece in _PIECE.split(text):
+        found = {m.group() for m in _NUMBER.finditer(piece)} & numbers
+        score = 3.0 * len(found) + sum(c in piece for c in commands)
+        if score * 3 >= total and score > 0:
+            first = min((m.start() for m in _NUMBER.finditer(piece) if m.group() in found), default=0)
+            start = max(0, min(first - width // 3, len(piece) - width))
+            scored.append((score, " ".join(piece[start:start + width].split())))
+    scored.sort(key=lambda row: -row[0])  # stable: ties in text order
+    return scored[:limit]
+
+
+def forms_block(evidence: Evidence, texts: list[str], supports: list[int]) -> str:
+    """The forms sheet block of one problem: each proposal ``P1..`` with how many voices the
+    matcher finds it in, and per voice (at most :data:`FORMS_VOICES`, the closest first) the lines
+    of its solution closest to it, for the reviewer to copy the result as those voices write it."""
+    problem, n = evidence.problem, len(evidence.voices)
+    lines = [f"### {problem.id}", f"PROBLEM: {' '.join(problem.problem.split())}", f"ANSWER: {problem.answer}"]
+    for i, (text, k) in enumerate(zip(texts, supports), 1):
+        lines.append(f"P{i}. {text}    [the matcher finds it in {k} of {n} voices]")
+        best: dict[str, list[tuple[float, str]]] = {}
+        for trajectory in evidence.trajectories:
+            found = related_lines(trajectory.text, text)
+            if found and sum(s for s, _ in found) > sum(s for s, _ in best.get(trajectory.voice, [])):
+                best[trajectory.voice] = found
+        ranked = sorted(best.items(), key=lambda item: -item[1][0][0])[:FORMS_VOICES]
+        lines += [f"  {voice}: " + " | ".join(line for _, line in found) for voice, found in ranked]
+        if not ranked:
+            lines.append("  (no solution writes its numbers)")
+    return "\n".join(lines) + "\n"
+
+
+def write_forms_sheets(benchmark: str, sources: list[str], out_dir: Path, verdicts: dict[str, Verdicts],
+                       parts: int = 1, quiet: bool = True) -> dict:
+    """Forms sheets ``forms1.md..`` of the proposals of ``verdicts`` that no rule drops but too
+    few voices state as written (fewer than two, or under the rule's share), in problems with two
+    voices or more (:func:`forms_block`); and ``forms.json`` (problem id -> those proposals' texts
+    in sheet order). The reviewer answers JSON lines ``{"id", "forms": {"P1": [texts]}}``: the
+    same result as the voices write it (:func:`forms_from_lines`)."""
+    from tqdm import tqdm
+
+    from node_builder.build import import_problems
+    from node_builder.evidence import gather
+    from node_builder.filter import filter_problem
+
+    rule = ConsensusRule()
+    problems = import_problems(sources, benchmark, None).problems
+    blocks, listed = [], {}
+    for problem in tqdm(problems, desc=f"{benchmark} forms sheets", unit="problem", disable=quiet):
+        mine = verdicts.get(problem.id)
+        if mine is None or not mine.proposed:
+            continue
+        filter_problem(problem)
+        evidence = gather(problem, None, proposed_nodes(mine, problem))
+        n = len(evidence.voices)
+        if n < 2:
+            continue
+        texts, supports = [], []
+        for candidate in evidence.candidates:
+            if candidate.cluster is not None:
+                continue
+            k = len({evidence.trajectories[t].voice for t in candidate.hits})
+            if k < 2 or k / n < rule.fallback_share - 1e-9:
+                texts.append(text_key(candidate.node.text))
+                supports.append(k)
+        if texts:
+            blocks.append(forms_block(evidence, texts, supports))
+            listed[problem.id] = texts
+    sheets = _write_parts(blocks, out_dir, "forms", parts)
+    (out_dir / "forms.json").write_text(json.dumps(listed, ensure_ascii=False), encoding="utf-8")
+    return {"problems": len(problems), "on_sheets": len(listed), "proposals": sum(map(len, listed.values())),
+            "sheets": sheets}
+
+
+def forms_from_lines(lines, listed: dict[str, list[str]], where: str = "forms") -> list[tuple[str, str, list[str]]]:
+    """``(problem id, proposal text, forms)`` of JSON lines ``{"id", "forms": {"P1": [texts]}}``
+    against a forms sheet's proposals; :class:`SignoffError` names the line of an unknown id or
+    proposal number, or a malformed entry.
+
+    >>> forms_from_lines(['{"id": "t/1", "forms": {"P1": ["$2^{8} = 256$", ""]}}'], {"t/1": ["2^8 = 256"]})
+    [('t/1', '2^8 = 256', ['2^{8} = 256'])]
+    """
+    out = []
+    for number, row in _json_lines(lines, where):
+        if not isinstance(row, dict) or row.get("id") not in listed:
+            raise SignoffError(f"{where}:{number}: no sheet problem {row.get('id') if isinstance(row, dict) else row!r}")
+        written = row.get("forms")
+        if not isinstance(written, dict):
+            raise SignoffError(f"{where}:{number}: 'forms' must map P1, P2, ... to lists of texts")
+        texts = listed[row["id"]]
+        for name, forms in written.items():
+            index = name[1:] if isinstance(name, str) and name[:1] in "Pp" else ""
+            if not index.isdigit() or not 1 <= int(index) <= len(texts):
+                raise SignoffError(f"{where}:{number}: {name!r} is none of {row['id']}'s P1..P{len(texts)}")
+            if not isinstance(forms, list) or not all(isinstance(f, str) and len(f) <= MAX_FORM for f in forms):
+                raise SignoffError(f"{where}:{number}: {name} must be a list of texts of at most {MAX_FORM} characters")
+            kept = [key for key in dict.fromkeys(text_key(f.strip().strip("$")) for f in forms) if key]
+            out.append((row["id"], texts[int(index) - 1], kept))
+    return out
+
+
 def import_answers(sheet_dir: Path, answers: list[Path], reviewer: str, out: Path) -> dict:
     """Merge the answer files (against ``sheet_dir/candidates.json``) into the verdict file
     ``out``: a problem answered here replaces that problem's earlier verdicts; the others stay.
@@ -348,6 +585,8 @@ def import_answers(sheet_dir: Path, answers: list[Path], reviewer: str, out: Pat
     sheet_dir = Path(sheet_dir)
     if (sheet_dir / "proposals.json").exists():
         return _import_proposals(sheet_dir, answers, reviewer, out)
+    if (sheet_dir / "forms.json").exists():
+        return _import_forms(sheet_dir, answers, reviewer, out)
     candidates = json.loads((sheet_dir / "candidates.json").read_text(encoding="utf-8"))
     new: list[dict] = []
     unlabelled = 0
@@ -378,8 +617,8 @@ def import_answers(sheet_dir: Path, answers: list[Path], reviewer: str, out: Pat
 def _import_proposals(sheet_dir: Path, answers: list[Path], reviewer: str, out: Path) -> dict:
     """Proposal files merged into ``out``: proposals add to a problem's earlier ones (a text
     proposed again keeps its first verdict; a reviewer's later revision removes a proposal by
-    relabelling it); a proposal whose text the reviewer already labelled otherwise is left out
-    (``conflicts``)."""
+    relabelling it, and one signed again with forms adds a line that brings them); a proposal whose
+    text the reviewer already labelled otherwise is left out (``conflicts``)."""
     ids = set(json.loads((sheet_dir / "proposals.json").read_text(encoding="utf-8")))
     existing = load_signoffs(Path(out)) if Path(out).exists() else {}
     new, conflicts, seen = [], 0, set()
@@ -389,12 +628,38 @@ def _import_proposals(sheet_dir: Path, answers: list[Path], reviewer: str, out: 
             label = earlier.labels.get(row["text"]) if earlier else None
             if label is not None and label != GOOD:
                 conflicts += 1
-            elif label is None and (row["id"], row["text"]) not in seen:
+            elif (label is None or "forms" in row) and (row["id"], row["text"]) not in seen:
                 seen.add((row["id"], row["text"]))
                 new.append(row)
     rows = _merge(out, new, lambda row: False)
     return {"problems": len({row["id"] for row in new}), "proposed": len(new), "conflicts": conflicts,
             "file_verdicts": len(rows)}
+
+
+def _import_forms(sheet_dir: Path, answers: list[Path], reviewer: str, out: Path) -> dict:
+    """Forms files merged into ``out``: each proposal's verdict line gains the forms written for
+    it (after its earlier ones; ``forms_reviewer`` names who wrote them). A proposal the verdict
+    file no longer holds as a GOOD proposal is left out (``missing``)."""
+    listed = json.loads((sheet_dir / "forms.json").read_text(encoding="utf-8"))
+    written: dict[tuple[str, str], list[str]] = {}
+    for path in answers:
+        for problem_id, text, forms in forms_from_lines(Path(path).read_text(encoding="utf-8").splitlines(),
+                                                        listed, str(path)):
+            written.setdefault((problem_id, text), []).extend(forms)
+    if Path(out).exists():
+        load_signoffs(Path(out))  # refuse to merge into a malformed file
+    rows = [json.loads(line) for line in Path(out).read_text(encoding="utf-8").splitlines() if line.strip()]
+    added, found = 0, set()
+    for row in rows:
+        key = (row["id"], text_key(row["text"]))
+        if key in written and row.get("proposed") and row["label"] == GOOD:
+            found.add(key)
+            forms = list(dict.fromkeys(row.get("forms", []) + [f for f in written[key] if f != key[1]]))
+            added += len(forms) - len(row.get("forms", []))
+            if forms:
+                row["forms"], row["forms_reviewer"] = forms, reviewer
+    Path(out).write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), encoding="utf-8")
+    return {"proposals": len(found), "forms": added, "missing": len(set(written) - found), "file_verdicts": len(rows)}
 
 
 def _merge(out: Path, new: list[dict], replaced) -> list[dict]:

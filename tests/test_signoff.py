@@ -237,6 +237,16 @@ def test_proposals_add_to_the_earlier_ones(tmp_path):
     assert verdicts["t/2"].proposed == ("y = 3",)
     assert import_answers(sheets, [answers], "b", out)["proposed"] == 0  # importing twice changes nothing
     assert len(out.read_text().splitlines()) == 5
+    # a proposal with the forms the solutions write it in; signed again with forms, it gains them
+    answers.write_text('{"id": "t/2", "propose": [{"text": "y = 3", "forms": ["$3 = y$"]}, {"text": "y^2 = 9", '
+                       '"forms": ["9 = y^2", "y^2 = 9"]}, {"text": "", "forms": ["3"]}]}\n')
+    assert import_answers(sheets, [answers], "c", out)["proposed"] == 2
+    verdicts = load_signoffs(out)
+    assert verdicts["t/2"].proposed == ("y = 3", "y^2 = 9")
+    assert verdicts["t/2"].forms == {"y = 3": ("3 = y",), "y^2 = 9": ("9 = y^2",)}
+    with pytest.raises(SignoffError, match="a.jsonl:1: a proposal is a text or"):
+        answers.write_text('{"id": "t/2", "propose": [{"text": "y = 3", "forms": "3 = y"}]}\n')
+        import_answers(sheets, [answers], "c", out)
 
 
 def test_proposal_sheets_of_listed_problems_only(tmp_path):
@@ -284,4 +294,84 @@ def test_sheet_kinds_are_exclusive(tmp_path):
     (tmp_path / "v.jsonl").write_text("")
     refused = _cli("signoff-sheet", "--benchmark", "gsm8k", "--source", f"gsm8k:{GSM8K / 'test.jsonl'}", "--out-dir",
                    "s", "--unread", "v.jsonl", "--revise", "v.jsonl", "--quiet", cwd=tmp_path)
-    assert refused.returncode == 2 and "--revise, --unread and --propose are different sheets" in refused.stderr
+    assert refused.returncode == 2 and "--revise, --unread, --propose and --forms are different sheets" in refused.stderr
+
+
+def _sum_problem():
+    texts = {"A": "We add: $1 + 2 + \\dots + 10 = 55$, and $55 = 6 \\cdot 9 + 1$, so the remainder is 1.",
+             "B": "The sum is $\\frac{10 \\cdot 11}{2} = 55$, which leaves a remainder of $\\boxed{1}$.",
+             "C": "Here $S = \\frac{10 \\cdot 11}{2} = 55$ and 55 mod 9 is 1."}
+    return Problem("t/3", "t", "What is the remainder when $1 + 2 + 3 + \\dots + 10$ is divided by 9?", "1",
+                   trajectories=[Trajectory(t, f"model:{v}", True, voice=v) for v, t in texts.items()])
+
+
+SUM = "1 + 2 + \\dots + 10 = 55"
+
+
+def test_written_in_forms_let_a_proposal_ship_where_the_voices_write_it_their_way():
+    """One voice writes the sum as the reviewer did, two as n(n+1)/2: the forms sheet's answer
+    joins their form to the proposal, and the proposal ships with all three voices."""
+    from node_builder.llm_extractor import node_of_text
+
+    problem, rule = _sum_problem(), ConsensusRule()
+    bare = Verdicts({SUM: "GOOD"}, (SUM,))
+    assert select(gather(problem, None, proposed_nodes(bare, problem)), rule, signed=bare.labels).nodes == []
+    offered = ("\\frac{10 \\cdot 11}{2} &= 55",  # the same result (an aligned line's mark goes): kept
+               "10 \\cdot 11 = 110",            # a step before it (another value)
+               "55",                            # a bare number for an equation
+               "55 = 6 \\cdot 9 + 1",           # a candidate the reviewer judged on its own
+               "\\frac{10 \\cdot 11}{2} =")     # a fragment (a refine rule drops it)
+    labels = {SUM: "GOOD", "55 = 6 \\cdot 9 + 1": "ROUTE",
+              "\\frac{10 \\cdot 11}{2} = 55": "FRAGMENT"}  # the mined computation, judged a duplicate of the sum
+    verdicts = Verdicts(labels, (SUM,), {SUM: offered})
+    node, = proposed_nodes(verdicts, problem)
+    assert set(node.forms) - set(node_of_text(SUM).forms) == set(node_of_text("\\frac{10 \\cdot 11}{2} = 55").forms)
+    chosen = select(gather(problem, None, [node]), rule, signed=verdicts.labels)
+    assert [(n.text, n.support) for n in chosen.nodes] == [(SUM, 1.0)]
+    assert chosen.nodes[0].forms == node.forms  # the shipped node carries them: held-out solutions match them too
+    assert proposed_nodes(verdicts)[0].forms == node_of_text(SUM).forms  # without the problem no form is checked
+
+
+@pytest.mark.parametrize("row, message", [
+    ({"id": "t/1", "text": "7", "label": "GOOD", "forms": ["7"]}, "v.jsonl:2: 'forms' belong to a proposed key result"),
+    ({"id": "t/1", "text": "7", "label": "GOOD", "proposed": True, "forms": "7"}, "v.jsonl:2: 'forms' belong"),
+    ({"id": "t/1", "text": "7", "label": "GOOD", "proposed": True, "forms": [""]}, "1 to 400 characters"),
+])
+def test_forms_in_a_verdict_file_belong_to_a_proposal(tmp_path, row, message):
+    path = tmp_path / "v.jsonl"
+    path.write_text('{"id": "t/1", "text": "x = 7", "label": "GOOD"}\n' + json.dumps(row) + "\n")
+    with pytest.raises(SignoffError, match=message):
+        load_signoffs(path)
+
+
+def test_the_forms_round_trip(tmp_path):
+    """The sheet lists a proposal too few voices state, with each voice's closest line; the
+    answers add forms to that proposal's verdict line (and name who wrote them)."""
+    from node_builder.signoff import forms_block, forms_from_lines, import_answers
+
+    problem = _sum_problem()
+    verdicts = Verdicts({SUM: "GOOD"}, (SUM,))
+    block = forms_block(gather(problem, None, proposed_nodes(verdicts, problem)), [SUM], [1])
+    assert block.startswith("### t/3\nPROBLEM: ") and f"P1. {SUM}    [the matcher finds it in 1 of 3 voices]" in block
+    assert "  B: The sum is $\\frac{10 \\cdot 11}{2} = 55$, which leaves a remainder of $\\boxed{1}$." in block
+    out = tmp_path / "v.jsonl"
+    out.write_text("".join(json.dumps(r) + "\n" for r in [
+        {"id": "t/3", "text": SUM, "label": "GOOD", "reviewer": "a", "proposed": True},
+        {"id": "t/3", "text": "55", "label": "FRAGMENT", "reviewer": "a"}]))
+    sheets = tmp_path / "f"
+    sheets.mkdir()
+    (sheets / "forms.json").write_text(json.dumps({"t/3": [SUM], "t/4": ["y = 2"]}))
+    answers = tmp_path / "a.jsonl"
+    answers.write_text('{"id": "t/3", "forms": {"P1": ["$\\\\frac{10 \\\\cdot 11}{2} = 55$", "' + SUM.replace("\\", "\\\\")
+                       + '"]}}\n{"id": "t/4", "forms": {"P1": ["2y = 4"]}}\n')
+    assert import_answers(sheets, [answers], "f1", out) == {"proposals": 1, "forms": 1, "missing": 1, "file_verdicts": 2}
+    row = json.loads(out.read_text().splitlines()[0])
+    assert row["forms"] == ["\\frac{10 \\cdot 11}{2} = 55"] and row["forms_reviewer"] == "f1"
+    assert load_signoffs(out)["t/3"].forms == {SUM: ("\\frac{10 \\cdot 11}{2} = 55",)}
+    assert import_answers(sheets, [answers], "f1", out)["forms"] == 0  # importing twice changes nothing
+    for line, message in [('{"id": "t/3", "forms": {"P2": []}}', "f:1: 'P2' is none of t/3's P1..P1"),
+                          ('{"id": "t/3", "forms": ["x"]}', "f:1: 'forms' must map P1"),
+                          ('{"id": "t/3", "forms": {"P1": "x"}}', "f:1: P1 must be a list of texts"),
+                          ('{"id": "t/5", "forms": {}}', "f:1: no sheet problem 't/5'")]:
+        with pytest.raises(SignoffError, match=message):
+            forms_from_lines([line], {"t/3": [SUM]}, "f")
