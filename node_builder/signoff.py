@@ -626,9 +626,10 @@ def _import_proposals(sheet_dir: Path, answers: list[Path], reviewer: str, out: 
         for row in proposals_from_lines(Path(path).read_text(encoding="utf-8").splitlines(), ids, reviewer, str(path)):
             earlier = existing.get(row["id"])
             label = earlier.labels.get(row["text"]) if earlier else None
+            known = set(earlier.forms.get(row["text"], ())) if earlier and row["text"] in earlier.proposed else set()
             if label is not None and label != GOOD:
                 conflicts += 1
-            elif (label is None or "forms" in row) and (row["id"], row["text"]) not in seen:
+            elif (label is None or not set(row.get("forms", ())) <= known) and (row["id"], row["text"]) not in seen:
                 seen.add((row["id"], row["text"]))
                 new.append(row)
     rows = _merge(out, new, lambda row: False)

@@ -244,6 +244,7 @@ def test_proposals_add_to_the_earlier_ones(tmp_path):
     verdicts = load_signoffs(out)
     assert verdicts["t/2"].proposed == ("y = 3", "y^2 = 9")
     assert verdicts["t/2"].forms == {"y = 3": ("3 = y",), "y^2 = 9": ("9 = y^2",)}
+    assert import_answers(sheets, [answers], "c", out)["proposed"] == 0  # the same forms again add nothing
     with pytest.raises(SignoffError, match="a.jsonl:1: a proposal is a text or"):
         answers.write_text('{"id": "t/2", "propose": [{"text": "y = 3", "forms": "3 = y"}]}\n')
         import_answers(sheets, [answers], "c", out)
