@@ -233,11 +233,31 @@ def _id_list(path: str) -> set[str]:
     return ids
 
 
+def _node_texts(path: str) -> dict[str, list[str]]:
+    """Record id -> its node texts, of a data file (``--shipped``); a bad file is one line naming it."""
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as err:
+        raise InputError(f"--shipped {path}: {getattr(err, 'strerror', None) or err}") from None
+    out = {}
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+            out[record["id"]] = [node["text"] for node in record["nodes"]]
+        except (ValueError, KeyError, TypeError):
+            raise InputError(f"--shipped {path}:{number}: not a node record (id, nodes with text)") from None
+    return out
+
+
 def cmd_signoff_sheet(args) -> int:
     from node_builder.signoff import write_sheets
 
     if sum(bool(x) for x in (args.revise, args.unread, args.propose, args.forms)) > 1:
         raise InputError("--revise, --unread, --propose and --forms are different sheets: give one")
+    if args.shipped and not args.revise:
+        raise InputError("--shipped DATA.jsonl narrows revision sheets: give --revise VERDICTS.jsonl too")
     if (args.only or args.solutions != 1) and not args.propose:
         raise InputError("--only and --solutions are for proposal sheets (--propose VERDICTS.jsonl)")
     if args.source:
@@ -261,7 +281,8 @@ def cmd_signoff_sheet(args) -> int:
                                         only=_id_list(args.only) if args.only else None)
     else:
         written = write_sheets(args.benchmark, specs, Path(args.out_dir), args.parts, _signoffs(args.skip_signed),
-                               quiet=args.quiet, revise=_signoffs(args.revise), unread=_signoffs(args.unread))
+                               quiet=args.quiet, revise=_signoffs(args.revise), unread=_signoffs(args.unread),
+                               shipped=_node_texts(args.shipped) if args.shipped else None)
     print(json.dumps(written), file=sys.stderr)
     return 0
 
@@ -364,6 +385,9 @@ def make_parser() -> argparse.ArgumentParser:
     sh.add_argument("--unread", metavar="VERDICTS.jsonl",
                     help="sheets of the signable candidates these verdicts do not label yet (past an earlier "
                          "sheet's limit, or new), after what they sign; answers merge like a revision")
+    sh.add_argument("--shipped", metavar="DATA.jsonl",
+                    help="with --revise: revision sheets of the nodes these records ship, every one shown "
+                         "(a second signature on what ships)")
     sh.add_argument("--propose", metavar="VERDICTS.jsonl",
                     help="proposal sheets instead: every solved problem with what these verdicts sign, for the "
                          "reviewer to add the key results it misses (answers: JSON lines {id, propose: [texts]})")

@@ -239,13 +239,16 @@ def _side_numbers(text: str) -> set:
 
 
 def sheet_candidates(evidence: Evidence, rule: ConsensusRule, limit: int = SHEET_LIMIT,
-                     read: Verdicts | None = None) -> list[tuple[str, int, int, str]]:
+                     read: Verdicts | None = None, only: set[str] | None = None) -> list[tuple[str, int, int, str]]:
     """``(text, k, n, context)`` of the candidates a reviewer sees, in sheet order; with ``read``,
-    only those these verdicts do not label (an unread sheet)."""
+    only those these verdicts do not label (an unread sheet); with ``only``, only those whose text
+    key it holds (a record's shipped nodes)."""
     rows = []
     shown = signable(evidence, rule)
     if read is not None:
         shown = [row for row in shown if text_key(row[0].node.text) not in read.labels]
+    if only is not None:
+        shown = [row for row in shown if text_key(row[0].node.text) in only]
     for candidate, k, n in shown[:limit]:
         first = min(candidate.hits, key=lambda t: candidate.hits[t])
         rows.append((candidate.node.text, k, n, _context(evidence.trajectories[first].text, candidate.hits[first])))
@@ -258,12 +261,14 @@ def _context(text: str, offset: float, width: int = 90) -> str:
 
 
 def sheet_of(evidence: Evidence, rule: ConsensusRule, limit: int = SHEET_LIMIT, reference_chars: int = 900,
-             verdicts: Verdicts | None = None, unread: Verdicts | None = None) -> tuple[str, list[str]]:
+             verdicts: Verdicts | None = None, unread: Verdicts | None = None,
+             only: set[str] | None = None) -> tuple[str, list[str]]:
     """The sheet block of one problem and its candidates' texts in the block's order; with
     ``verdicts`` (a revision sheet) each candidate shows its current label; with ``unread`` (an
-    unread sheet) only the candidates those verdicts lack, after what they sign."""
+    unread sheet) only the candidates those verdicts lack, after what they sign; with ``only``,
+    only the candidates of those text keys."""
     problem = evidence.problem
-    rows = sheet_candidates(evidence, rule, limit, read=unread)
+    rows = sheet_candidates(evidence, rule, limit, read=unread, only=only)
     reference = next((t.text for t in problem.trajectories if t.voice == "reference"), "") or problem.solution or ""
     lines = _header(problem, reference, reference_chars)
     if unread is not None:
@@ -391,14 +396,17 @@ def verdicts_from_lines(lines, candidates: dict[str, list[str]], reviewer: str) 
 
 def write_sheets(benchmark: str, sources: list[str], out_dir: Path, parts: int = 1,
                  skip: dict[str, Verdicts] | None = None, quiet: bool = True,
-                 revise: dict[str, Verdicts] | None = None, unread: dict[str, Verdicts] | None = None) -> dict:
+                 revise: dict[str, Verdicts] | None = None, unread: dict[str, Verdicts] | None = None,
+                 shipped: dict[str, list[str]] | None = None) -> dict:
     """Sheets ``sheet1.md..`` of every problem with signable candidates (not those ``skip`` covers)
     and ``candidates.json`` (problem id -> candidate texts in sheet order) in ``out_dir``; with
     ``revise``, revision sheets of the problems those verdicts cover, each candidate with its label
     (``revise.json`` marks the folder: its answers change only the labels they name); with
     ``unread``, sheets of the candidates of the problems those verdicts cover that they do not label
     (the ones past an earlier sheet's limit, or new), after what is signed (merged like a revision:
-    the problem's other verdicts stay)."""
+    the problem's other verdicts stay); with ``shipped`` (record id -> its node texts) as well as
+    ``revise``, revision sheets of those nodes only, every one shown and without its label (a
+    second signature on what ships)."""
     from tqdm import tqdm
 
     from node_builder.build import import_problems
@@ -407,17 +415,23 @@ def write_sheets(benchmark: str, sources: list[str], out_dir: Path, parts: int =
 
     if revise is not None and unread is not None:
         raise ValueError("a sheet is a revision or an unread sheet, not both")
+    if shipped is not None and revise is None:
+        raise ValueError("sheets of the shipped nodes are revision sheets: give revise too")
     covered = revise if revise is not None else unread  # the problems on the sheets, where given
     problems = import_problems(sources, benchmark, None).problems
     blocks, candidates = [], {}
     for problem in tqdm(problems, desc=f"{benchmark} sheets", unit="problem", disable=quiet):
         if (skip and problem.id in skip) or (covered is not None and problem.id not in covered):
             continue
+        only = {text_key(text) for text in shipped.get(problem.id, ())} if shipped is not None else None
+        if only is not None and not only:
+            continue
         filter_problem(problem)
         mine = covered.get(problem.id) if covered is not None else None
         block, texts = sheet_of(gather(problem, None, proposed_nodes(mine, problem)), ConsensusRule(),
-                                verdicts=mine if revise is not None else None,
-                                unread=mine if unread is not None else None)
+                                limit=SHEET_LIMIT if only is None else len(only),
+                                verdicts=mine if revise is not None and only is None else None,  # a second
+                                unread=mine if unread is not None else None, only=only)  # signature reads unbiased
         if texts:
             blocks.append(block)
             candidates[problem.id] = texts
@@ -604,6 +618,9 @@ def import_answers(sheet_dir: Path, answers: list[Path], reviewer: str, out: Pat
                 seen.add((row["id"], row["text"]))
                 new.append(row)
     if (sheet_dir / "revise.json").exists():  # a revision names only the labels it changes
+        before = load_signoffs(Path(out)) if Path(out).exists() else {}
+        new = [row for row in new  # a label restated changes nothing (a proposal stays a proposal)
+               if row["id"] not in before or before[row["id"]].labels.get(text_key(row["text"])) != row["label"]]
         changed = {(row["id"], row["text"]) for row in new}
         rows = _merge(out, new, lambda row: (row["id"], text_key(row["text"])) in changed)
         return {"problems": len({row["id"] for row in new}), "revised": len(new),

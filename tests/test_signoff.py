@@ -296,6 +296,9 @@ def test_sheet_kinds_are_exclusive(tmp_path):
     refused = _cli("signoff-sheet", "--benchmark", "gsm8k", "--source", f"gsm8k:{GSM8K / 'test.jsonl'}", "--out-dir",
                    "s", "--unread", "v.jsonl", "--revise", "v.jsonl", "--quiet", cwd=tmp_path)
     assert refused.returncode == 2 and "--revise, --unread, --propose and --forms are different sheets" in refused.stderr
+    refused = _cli("signoff-sheet", "--benchmark", "gsm8k", "--source", f"gsm8k:{GSM8K / 'test.jsonl'}", "--out-dir",
+                   "s", "--shipped", "v.jsonl", "--quiet", cwd=tmp_path)
+    assert refused.returncode == 2 and "--shipped DATA.jsonl narrows revision sheets" in refused.stderr
 
 
 def _sum_problem():
@@ -376,3 +379,29 @@ def test_the_forms_round_trip(tmp_path):
                           ('{"id": "t/5", "forms": {}}', "f:1: no sheet problem 't/5'")]:
         with pytest.raises(SignoffError, match=message):
             forms_from_lines([line], {"t/3": [SUM]}, "f")
+
+
+def test_a_second_signature_reads_only_the_shipped_nodes_without_their_labels(tmp_path):
+    """Revision sheets of what ships (``--shipped``): only the record's nodes, no label in view;
+    an answer that restates a label changes nothing (a proposal stays one), another removes it."""
+    from node_builder.signoff import import_answers
+
+    evidence = gather(_problem())
+    texts = [c.node.text for c, _, _ in signable(evidence, ConsensusRule())]
+    block, shown = sheet_of(evidence, ConsensusRule(), only={text_key(texts[1])})
+    assert shown == [texts[1]] and "<GOOD>" not in block and "UNREAD" not in block
+    out = tmp_path / "v.jsonl"
+    out.write_text("".join(json.dumps(r) + "\n" for r in [
+        {"id": "t/1", "text": "x = 7", "label": "GOOD", "reviewer": "a"},
+        {"id": "t/1", "text": "s = 7", "label": "GOOD", "reviewer": "a", "proposed": True, "forms": ["7 = s"]}]))
+    sheets = tmp_path / "second"
+    sheets.mkdir()
+    (sheets / "candidates.json").write_text(json.dumps({"t/1": ["x = 7", "s = 7"]}))
+    (sheets / "revise.json").write_text("true")
+    answers = tmp_path / "a.txt"
+    answers.write_text("t/1: 1G 2G\n")
+    assert import_answers(sheets, [answers], "b", out)["revised"] == 0
+    assert load_signoffs(out)["t/1"] == Verdicts({"x = 7": "GOOD", "s = 7": "GOOD"}, ("s = 7",), {"s = 7": ("7 = s",)})
+    answers.write_text("t/1: 2F\n")
+    assert import_answers(sheets, [answers], "b", out)["revised"] == 1
+    assert load_signoffs(out)["t/1"] == Verdicts({"x = 7": "GOOD", "s = 7": "FRAGMENT"}, ())
