@@ -249,6 +249,8 @@ def sheet_candidates(evidence: Evidence, rule: ConsensusRule, limit: int = SHEET
         shown = [row for row in shown if text_key(row[0].node.text) not in read.labels]
     if only is not None:
         shown = [row for row in shown if text_key(row[0].node.text) in only]
+    keys = [text_key(row[0].node.text) for row in shown]  # a proposal that repeats a mined text: one row
+    shown = [row for i, row in enumerate(shown) if keys[i] not in keys[:i]]
     for candidate, k, n in shown[:limit]:
         first = min(candidate.hits, key=lambda t: candidate.hits[t])
         rows.append((candidate.node.text, k, n, _context(evidence.trajectories[first].text, candidate.hits[first])))

@@ -174,6 +174,7 @@ def test_a_proposal_that_repeats_a_candidate_is_one_node():
     evidence = gather(_problem(), None, proposed_nodes(Verdicts({"x = 7": "GOOD"}, ("x = 7",))))
     assert [c.node.text for c in evidence.candidates].count("x = 7") == 2  # mined and proposed
     assert [n.text for n in select(evidence, ConsensusRule(), signed={"x = 7": "GOOD"}).nodes] == ["x = 7"]
+    assert sheet_of(evidence, ConsensusRule())[1].count("x = 7") == 1  # and one row of a sheet
 
 
 def test_a_revision_changes_only_the_labels_it_names(tmp_path):
