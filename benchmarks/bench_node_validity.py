@@ -115,7 +115,7 @@ def load_problems(benchmark: str, raw: Path, limit: int | None) -> list:
 def evidence_of(benchmark: str, problems: list, signed: bool = True) -> list:
     """Every problem's evidence; ``signed``: with the reviewers' proposed key results as candidates."""
     signoffs = (signoffs_of(benchmark) or {}) if signed else {}
-    return [gather(p, None, proposed_nodes(signoffs.get(p.id)))
+    return [gather(p, None, proposed_nodes(signoffs.get(p.id), p))
             for p in tqdm(problems, desc=f"{benchmark}: evidence", file=sys.stderr)]
 
 

@@ -387,7 +387,7 @@ def make_parser() -> argparse.ArgumentParser:
                          "sheet's limit, or new), after what they sign; answers merge like a revision")
     sh.add_argument("--shipped", metavar="DATA.jsonl",
                     help="with --revise: revision sheets of the nodes these records ship, every one shown "
-                         "(a second signature on what ships)")
+                         "without its label (a second signature on what ships)")
     sh.add_argument("--propose", metavar="VERDICTS.jsonl",
                     help="proposal sheets instead: every solved problem with what these verdicts sign, for the "
                          "reviewer to add the key results it misses (answers: JSON lines {id, propose: [texts]})")

@@ -154,13 +154,13 @@ def signoffs_digest(signoffs: dict[str, Verdicts] | None) -> str | None:
     return hashlib.sha256(json.dumps(plain, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def proposed_nodes(verdicts: Verdicts | None, problem=None, config=None) -> list:
+def proposed_nodes(verdicts: Verdicts | None, problem, config=None) -> list:
     """The reviewer's proposed key results as candidate nodes (kind and forms as the LLM
     extractor's; a text no node can be made of is left out). The build keeps one only where two
     voices' correct solutions state it (the matcher decides), like any other candidate.
 
     A proposal's written-in ``forms`` (how the voices write the same result) join its forms where
-    they pass :func:`form_of`, which needs the ``problem`` (without it they are left out)."""
+    they pass :func:`form_of` against ``problem`` (the refine rules with ``config``)."""
     from node_builder.llm_extractor import node_of_text
 
     if verdicts is None:
@@ -171,7 +171,7 @@ def proposed_nodes(verdicts: Verdicts | None, problem=None, config=None) -> list
         if node is None:
             continue
         written = verdicts.forms.get(text, ())
-        if written and problem is not None:
+        if written:
             extra = [form for f in written for link in chain_links(f)
                      for form in form_of(node, link, verdicts, problem, config)]
             node = replace(node, forms=tuple(dict.fromkeys(node.forms + tuple(extra)))[:MAX_NODE_FORMS])
