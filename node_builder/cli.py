@@ -234,20 +234,20 @@ def _id_list(path: str) -> set[str]:
 
 
 def _node_texts(path: str) -> dict[str, list[str]]:
-    """Record id -> its node texts, of a data file (``--shipped``); a bad file is one line naming it."""
-    try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as err:
-        raise InputError(f"--shipped {path}: {getattr(err, 'strerror', None) or err}") from None
+    """Record id -> its node texts, of a data file (``--shipped``); a bad line is one line naming it."""
+    from node_builder.importers.jsonl_lines import read_jsonl
+    from node_builder.schema import BadInput
+
+    if not Path(path).is_file():
+        raise InputError(f"--shipped {path}: no such file")
     out = {}
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
+    for where, record in read_jsonl(path):
+        if isinstance(record, BadInput):
+            raise InputError(f"--shipped {record.where}: {record.reason}")
         try:
-            record = json.loads(line)
             out[record["id"]] = [node["text"] for node in record["nodes"]]
-        except (ValueError, KeyError, TypeError):
-            raise InputError(f"--shipped {path}:{number}: not a node record (id, nodes with text)") from None
+        except (KeyError, TypeError):
+            raise InputError(f"--shipped {where}: not a node record (id, nodes with text)") from None
     return out
 
 

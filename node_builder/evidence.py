@@ -177,6 +177,15 @@ def merge_computations(candidates: list[Candidate]) -> list[Candidate]:
     return out
 
 
+def admitted(problem: Problem, candidates: list[Candidate], config: RefineConfig, stats: dict) -> list[Candidate]:
+    """The candidates no refine rule drops and the problem statement does not already state (each
+    drop counted in ``stats`` under its reason, ``restates_problem`` for the latter)."""
+    kept = drop_candidates(problem, candidates, config, stats)
+    in_problem = coverage(readable_statement(problem.problem), kept)
+    stats["restates_problem"] += len(in_problem)
+    return [c for i, c in enumerate(kept) if i not in in_problem]
+
+
 def gather(problem: Problem, config: RefineConfig | None = None, llm_nodes: list[Node] | None = None) -> Evidence:
     """The evidence of one problem whose trajectories have verdicts (see the module doc)."""
     config = config or RefineConfig()
@@ -186,10 +195,7 @@ def gather(problem: Problem, config: RefineConfig | None = None, llm_nodes: list
                                  forms=tuple(expand(c.text, c.kind, c.value))), c) for c in clusters]
     candidates += [Candidate(node, None) for node in llm_nodes or []]
     stats = {"candidates": len(candidates), **{reason: 0 for reason in DROP_REASONS}}
-    kept = drop_candidates(problem, candidates, config, stats)
-    in_problem = coverage(readable_statement(problem.problem), kept)
-    stats["restates_problem"] += len(in_problem)
-    kept = merge_computations([c for i, c in enumerate(kept) if i not in in_problem])
+    kept = merge_computations(admitted(problem, candidates, config, stats))
     answer_at = []
     for t_index, trajectory in enumerate(correct):
         length = max(len(trajectory.text), 1)

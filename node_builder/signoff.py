@@ -210,9 +210,9 @@ def form_of(node, form: str, verdicts: Verdicts, problem, config=None) -> tuple[
     judge on its own as anything but a FRAGMENT (the label of a duplicate: signed GOOD, it is a
     node of its own; ROUTE, ANSWER and the rest keep their word); or one a refine rule drops (the
     answer in disguise, a restated given, a fragment...)."""
-    from node_builder.evidence import Candidate, coverage
+    from node_builder.evidence import Candidate, admitted
     from node_builder.llm_extractor import node_of_text
-    from node_builder.refine import RefineConfig, drop_candidates, readable_statement
+    from node_builder.refine import RefineConfig
 
     other = node_of_text(form)
     if other is None or other.kind != node.kind or verdicts.labels.get(text_key(form), FRAGMENT) != FRAGMENT:
@@ -222,10 +222,7 @@ def form_of(node, form: str, verdicts: Verdicts, problem, config=None) -> tuple[
     mine, theirs = _side_numbers(node.text), _side_numbers(other.text)
     if mine and theirs and not mine & theirs:
         return ()
-    candidates = [Candidate(other, None)]
-    if not drop_candidates(problem, candidates, config or RefineConfig(), Counter()):
-        return ()
-    if coverage(readable_statement(problem.problem), candidates):
+    if not admitted(problem, [Candidate(other, None)], config or RefineConfig(), Counter()):
         return ()
     return other.forms
 

@@ -301,6 +301,12 @@ def test_sheet_kinds_are_exclusive(tmp_path):
     refused = _cli("signoff-sheet", "--benchmark", "gsm8k", "--source", f"gsm8k:{GSM8K / 'test.jsonl'}", "--out-dir",
                    "s", "--shipped", "v.jsonl", "--quiet", cwd=tmp_path)
     assert refused.returncode == 2 and "--shipped DATA.jsonl narrows revision sheets" in refused.stderr
+    (tmp_path / "bad.jsonl").write_text('{"id": 3}\n')
+    for shipped, message in [("missing.jsonl", "--shipped missing.jsonl: no such file"),
+                             ("bad.jsonl", "--shipped bad.jsonl:1: not a node record")]:
+        refused = _cli("signoff-sheet", "--benchmark", "gsm8k", "--source", f"gsm8k:{GSM8K / 'test.jsonl'}",
+                       "--out-dir", "s", "--revise", "v.jsonl", "--shipped", shipped, "--quiet", cwd=tmp_path)
+        assert refused.returncode == 2 and message in refused.stderr, refused.stderr
 
 
 def _sum_problem():
