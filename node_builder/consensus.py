@@ -197,7 +197,8 @@ def select(evidence: Evidence, rule: ConsensusRule, exclude_voice: str | None = 
     had never spoken (its solutions neither mine nor vote).
 
     ``signed`` (a reviewer's verdicts on this problem's candidates, :mod:`node_builder.signoff`:
-    text -> label) replaces the judgement rules: a candidate signed ``GOOD`` is a node when two
+    text -> label; a candidate whose own text was not read takes its forms' labels,
+    :func:`node_builder.signoff.signed_label`) replaces the judgement rules: a candidate signed ``GOOD`` is a node when two
     voices (and ``fallback_share`` of them) state it, route and check rules aside; every other
     candidate goes (``rejected`` when the reviewer labelled it otherwise, ``unsigned`` when the
     reviewer never saw it). The computation of a value signed GOOD (``8 * 2 = 16`` beside ``16``),
@@ -237,11 +238,11 @@ def select(evidence: Evidence, rule: ConsensusRule, exclude_voice: str | None = 
 
 
 def _select_signed(checked: _Checked, signed: dict[str, str], rule: ConsensusRule) -> Selection:
-    from node_builder.signoff import FRAGMENT, GOOD, text_key  # signoff imports this module
+    from node_builder.signoff import FRAGMENT, GOOD, signed_label, text_key  # signoff imports this module
 
     entries, stats, n = checked.entries, checked.stats, checked.n
     good_values = {surd_value(*tokenize_form(c.node.value)) for c, _, _ in entries
-                   if c.node.kind == "value" and c.node.value and signed.get(text_key(c.node.text)) == GOOD}
+                   if c.node.kind == "value" and c.node.value and signed_label(c, signed) == GOOD}
     widest: dict[str, tuple] = {}  # a proposal that repeats a mined candidate's text is that candidate:
     for entry in entries:          # of the two, the one more voices state (a proposal's written-in forms)
         key = text_key(entry[0].node.text)
@@ -249,7 +250,7 @@ def _select_signed(checked: _Checked, signed: dict[str, str], rule: ConsensusRul
             widest[key] = entry
     nodes: list[Node] = []
     for key, (candidate, positions, agreed) in widest.items():
-        label = signed.get(key)
+        label = signed_label(candidate, signed)
         if label == FRAGMENT and computed_value(candidate.node) in good_values:
             label = GOOD  # the computation of a signed value, its duplicate: finalize keeps one of the two
         if label is None:

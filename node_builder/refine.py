@@ -29,7 +29,8 @@ key of :data:`DROP_REASONS`), or ``None``:
 8. **generic** (DEFINITION) -- no specific number (:func:`node_builder.hygiene.digit_free`) and
    either none of the problem's symbols (``\binom{n}{r} = \frac{n!}{r!(n-r)!}``,
    ``r = \sqrt{x^2+y^2}`` for a problem about the point ``(0, 3)``) or an identity
-   (``a^2 - b^2 = (a-b)(a+b)``).
+   (``a^2 - b^2 = (a-b)(a+b)``). A word problem writes no symbols: there a relation with a number
+   for a side (``x^2 + x - 2 = 0``) is its own equation, not a formula.
 
 Generic formulas that are no rational identity (``\sin^2\theta + \cos^2\theta = 1``,
 ``c^2 = a^2 + b^2``) are recognised across the build
@@ -353,12 +354,24 @@ def drop_reason(node: Node, cluster, facts: Facts, pieces: set) -> str | None:
     if _is_definition(node, cluster):
         return "definition"
     if node.kind != "value" and digit_free(node.text, FORMULA_CONSTANTS):
-        if not symbols_of(node.text) & facts.problem_symbols:
+        if not symbols_of(node.text) & facts.problem_symbols and not _word_problem_equation(node, facts):
             return "generic"  # a formula in symbols the problem does not have (r = \sqrt{x^2+y^2}, b^2 - 4ac)
     if node.kind != "value" and digit_free(node.text, FORMULA_CONSTANTS):
         if node.kind == "equation" and is_identity(node.text):
             return "generic"  # an identity any problem may use (a^2 - b^2 = (a-b)(a+b))
     return None
+
+
+def _word_problem_equation(node: Node, facts: Facts) -> bool:
+    r"""In a problem that writes no symbol of its own (a word problem: its solutions name the
+    unknowns), a relation with a number for one side is the problem's own equation, not a
+    textbook formula: ``x^2 + x - 2 = 0`` for "the number one less than twice its reciprocal",
+    ``2 < n < 4``, ``d = 4``. (``\binom{n}{r} = \frac{n!}{r!(n-r)!}`` has no such side.)"""
+    if facts.problem_symbols:
+        return False
+    sides, relations = split_relation(node.text)
+    return bool(relations) and any(keys and all(kind == NUM or key == "neg" for key, kind in zip(keys, kinds))
+                                   for keys, kinds in sides)
 
 
 def _is_definition(node: Node, cluster) -> bool:

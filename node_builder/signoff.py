@@ -105,6 +105,34 @@ def text_key(text: str) -> str:
     return " ".join(text.split())
 
 
+def signed_label(candidate, labels: dict[str, str]) -> str | None:
+    r"""The reviewer's label of a :class:`~node_builder.evidence.Candidate`: its own text's; else,
+    where the reviewer read it written otherwise (another surface of its cluster, or a form of a
+    computation that :func:`node_builder.evidence.merge_computations` merged from several writings:
+    the proposal ``6432 = 2^5 \cdot 3 \cdot 67`` signed while the voices' ``6432 = 2^5 \times 3
+    \times 67`` stands for the step), what those labels say: GOOD where one is GOOD and no other
+    is a defect but a duplicate (FRAGMENT); the first defect where none is GOOD; None where no
+    writing was read.
+
+    >>> from node_builder.evidence import Candidate
+    >>> from node_builder.schema import Node
+    >>> step = Candidate(Node("", "6 \\times 7 = 42", "equation", ("6 \\times 7 = 42", "6 \\cdot 7 = 42", "7 \\cdot 6 = 42")), None)
+    >>> signed_label(step, {"6 \\cdot 7 = 42": "GOOD", "7 \\cdot 6 = 42": "FRAGMENT"})
+    'GOOD'
+    >>> signed_label(step, {"6 \\cdot 7 = 42": "GOOD", "7 \\cdot 6 = 42": "ROUTE"}), signed_label(step, {})
+    ('ROUTE', None)
+    """
+    own = labels.get(text_key(candidate.node.text))
+    if own is not None:
+        return own
+    writings = (*candidate.node.forms, *(candidate.cluster.surface if candidate.cluster is not None else ()))
+    read = [label for label in (labels.get(text_key(text)) for text in writings) if label is not None]
+    defects = [label for label in read if label not in (GOOD, FRAGMENT)]
+    if GOOD in read and not defects:
+        return GOOD
+    return (defects or read or [None])[0]
+
+
 def load_signoffs(path: Path) -> dict[str, Verdicts]:
     """Problem id -> :class:`Verdicts` of a verdict file; :class:`SignoffError` names the
     ``file:line`` of a malformed line, an unknown label, a proposal not labelled GOOD or a
@@ -243,7 +271,7 @@ def sheet_candidates(evidence: Evidence, rule: ConsensusRule, limit: int = SHEET
     rows = []
     shown = signable(evidence, rule)
     if read is not None:
-        shown = [row for row in shown if text_key(row[0].node.text) not in read.labels]
+        shown = [row for row in shown if signed_label(row[0], read.labels) is None]
     if only is not None:
         shown = [row for row in shown if text_key(row[0].node.text) in only]
     keys = [text_key(row[0].node.text) for row in shown]  # a proposal that repeats a mined text: one row

@@ -123,6 +123,12 @@ def test_restatements_of_givens():
     ("What is $513^2 - 487^2$? Use $a$ and $b$.", "a^2 - b^2 = (a - b)(a + b)", True),  # an identity
     ("Find the minimum of $\\frac{(x + 5)(x + 2)}{x + 1}$.", "(x + 5)(x + 2) = x^2 + 7x + 10", False),
     ("The sum of the digits $a$ and $b$ is $13$.", "a + b = 13", False),
+    # MATH-500 algebra/858 and geometry/254: word problems, whose solutions name the unknown
+    ("What is the smallest number which is one less than twice its reciprocal?", "x^2 + x - 2 = 0", False),
+    ("What is the smallest number which is one less than twice its reciprocal?", "(x + 2)(x - 1) = 0", False),
+    ("A triangle has sides measuring 1 unit and 3 units. The length of the third side is an integer value of "
+     "units. What is the length of the third side, in units?", "2 < n < 4", False),
+    ("Ten treeks weigh as much as three squigs and one goolee. ...", "s = 3t", True),  # no number side: a formula
 ])
 def test_generic_formulas(problem, text, generic):
     assert (_reason(problem, "7", text, "expression" if "=" not in text else "equation") == "generic") is generic

@@ -170,6 +170,23 @@ def test_the_computation_of_a_signed_value_comes_along_for_finalize_to_choose():
     assert len(record["nodes"]) == 1 and record["provenance"]["signed"] is True
 
 
+def test_a_merged_computation_is_signed_by_the_writing_the_reviewer_read():
+    """MATH-500 number_theory/45: the reviewer proposed and signed the typeset factorisation, the
+    voices write it with ``\\times``, and the build merges both into one step whose text is the
+    voices' writing. The signature carries over to that step; the step's own label outweighs it."""
+    texts = ["First, $6432 = 2^5 \\times 3 \\times 67$, so the divisors are ...",
+             "We factor: 6432 = 2^5 \\times 3 \\times 67.", "Since 6432 = 2^5 \\times 3 \\times 67, we get ..."]
+    problem = Problem("t/4", "t", "Find the sum of the digits of the greatest prime factor of 6432.", "13",
+                      trajectories=[Trajectory(t, f"model:{v}", True, voice=v) for v, t in zip("ABC", texts)])
+    signed = {"6432 = 2^5 \\cdot 3 \\cdot 67": "GOOD"}
+    evidence = gather(problem, None, proposed_nodes(Verdicts(signed, tuple(signed)), problem))
+    [step] = [c.node for c in evidence.candidates if "6432" in c.node.text]  # one step, not two
+    assert step.text == "6432 = 2^5 \\times 3 \\times 67" and "6432 = 2^5 \\cdot 3 \\cdot 67" in step.forms
+    assert [n.text for n in select(evidence, ConsensusRule(), signed=signed).nodes] == [step.text]
+    assert sheet_of(evidence, ConsensusRule(), unread=Verdicts(signed))[1] == []  # read: no unread row
+    assert select(evidence, ConsensusRule(), signed={**signed, step.text: "ROUTE"}).nodes == []
+
+
 def test_a_proposal_that_repeats_a_candidate_is_one_node():
     problem = _problem()
     evidence = gather(problem, None, proposed_nodes(Verdicts({"x = 7": "GOOD"}, ("x = 7",)), problem))
