@@ -197,13 +197,14 @@ def select(evidence: Evidence, rule: ConsensusRule, exclude_voice: str | None = 
     had never spoken (its solutions neither mine nor vote).
 
     ``signed`` (a reviewer's verdicts on this problem's candidates, :mod:`node_builder.signoff`:
-    text -> label; a candidate whose own text was not read takes its forms' labels,
-    :func:`node_builder.signoff.signed_label`) replaces the judgement rules: a candidate signed ``GOOD`` is a node when two
-    voices (and ``fallback_share`` of them) state it, route and check rules aside; every other
-    candidate goes (``rejected`` when the reviewer labelled it otherwise, ``unsigned`` when the
-    reviewer never saw it). The computation of a value signed GOOD (``8 * 2 = 16`` beside ``16``),
-    which the reviewer labels a duplicate, comes along: of the two, :mod:`node_builder.finalize`
-    keeps the rare value or a common value's computation. Maximality still applies."""
+    text -> label; a candidate whose own text was not read takes the labels of its other
+    writings, :func:`node_builder.signoff.signed_label`) replaces the judgement rules: a candidate
+    signed ``GOOD`` is a node when two voices (and ``fallback_share`` of them) state it, route and
+    check rules aside; every other candidate goes (``rejected`` when the reviewer labelled it
+    otherwise, ``unsigned`` when the reviewer never saw it). The computation of a value signed
+    GOOD (``8 * 2 = 16`` beside ``16``), which the reviewer labels a duplicate, comes along: of
+    the two, :mod:`node_builder.finalize` keeps the rare value or a common value's computation.
+    Maximality still applies."""
     checked = _check(evidence, rule, exclude_voice)
     voices, n, single, stats = checked.voices, checked.n, checked.single, checked.stats
     if not voices:
