@@ -264,10 +264,12 @@ def _side_numbers(text: str) -> set:
 
 
 def sheet_candidates(evidence: Evidence, rule: ConsensusRule, limit: int = SHEET_LIMIT,
-                     read: Verdicts | None = None, only: set[str] | None = None) -> list[tuple[str, int, int, str]]:
-    """``(text, k, n, context)`` of the candidates a reviewer sees, in sheet order; with ``read``,
-    only those these verdicts do not label (an unread sheet); with ``only``, only those whose text
-    key it holds (a record's shipped nodes)."""
+                     read: Verdicts | None = None, only: set[str] | None = None,
+                     labels: dict[str, str] | None = None) -> list[tuple[str, int, int, str, str | None]]:
+    """``(text, k, n, context, label)`` of the candidates a reviewer sees, in sheet order; with
+    ``read``, only those these verdicts do not label (an unread sheet); with ``only``, only those
+    whose text key it holds (a record's shipped nodes); ``label`` is the candidate's label under
+    ``labels`` as the build reads it (:func:`signed_label`), None without them or where unread."""
     rows = []
     shown = signable(evidence, rule)
     if read is not None:
@@ -278,7 +280,8 @@ def sheet_candidates(evidence: Evidence, rule: ConsensusRule, limit: int = SHEET
     shown = [row for i, row in enumerate(shown) if keys[i] not in keys[:i]]
     for candidate, k, n in shown[:limit]:
         first = min(candidate.hits, key=lambda t: candidate.hits[t])
-        rows.append((candidate.node.text, k, n, _context(evidence.trajectories[first].text, candidate.hits[first])))
+        rows.append((candidate.node.text, k, n, _context(evidence.trajectories[first].text, candidate.hits[first]),
+                     signed_label(candidate, labels) if labels is not None else None))
     return rows
 
 
@@ -295,15 +298,16 @@ def sheet_of(evidence: Evidence, rule: ConsensusRule, limit: int = SHEET_LIMIT, 
     unread sheet) only the candidates those verdicts lack, after what they sign; with ``only``,
     only the candidates of those text keys."""
     problem = evidence.problem
-    rows = sheet_candidates(evidence, rule, limit, read=unread, only=only)
+    rows = sheet_candidates(evidence, rule, limit, read=unread, only=only,
+                            labels=verdicts.labels if verdicts is not None else None)
     reference = next((t.text for t in problem.trajectories if t.voice == "reference"), "") or problem.solution or ""
     lines = _header(problem, reference, reference_chars)
     if unread is not None:
         lines.append(_signed_line(unread))
     lines.append(f"CANDIDATES (voices stating it / voices): {'none' if not rows else ''}")
-    for i, (text, k, n, context) in enumerate(rows, 1):
-        label = f"  <{verdicts.labels.get(text_key(text), 'UNREAD')}>" if verdicts is not None else ""
-        lines.append(f"  {i}. [{k}/{n}] {text}{label}    | ...{context}...")
+    for i, (text, k, n, context, label) in enumerate(rows, 1):
+        shown = f"  <{label or 'UNREAD'}>" if verdicts is not None else ""
+        lines.append(f"  {i}. [{k}/{n}] {text}{shown}    | ...{context}...")
     return "\n".join(lines) + "\n", [text for text, *_ in rows]
 
 
