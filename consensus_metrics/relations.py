@@ -81,13 +81,63 @@ def _side(toks: Tokens, lo: int, hi: int, text: str | None, with_comm: bool) -> 
     return Side(lo, hi, SEP.join(keys), comm, start, end, text[start:end] if text is not None else "")
 
 
+#: Prose that states an equality between two math runs: ``3^6 is 729``, ``15 \times 4 equals 60``,
+#: ``2^{10} is equal to 1024``, ``\frac{6}{8} simplifies to \frac{3}{4}`` (token keys, longest first).
+PROSE_EQUALS = (("~is", "~equal", "~to"), ("~simplifies", "~to"), ("~evaluates", "~to"), ("~equals",), ("~is",))
+
+
+def _prose_equals(keys: list[str], kinds: list[int], lo: int, i: int) -> int:
+    r"""Tokens of a prose equality (:data:`PROSE_EQUALS`) at ``i`` that join the math run ``lo:i``
+    to the math after them, or 0. Only after a *computation* -- a run with a number and an
+    operator or a function, its brackets closed (``3^6``, ``\frac{96}{8}``, not the bare ``5`` of
+    "choose 2 from 5 is 10" nor ``x`` of "x is 5"), not the last argument of a phrase (``and``,
+    ``of`` but ``the value of``: :data:`_ARGUMENT_OF`) -- and before a number, a bracket or a minus
+    sign (not "is greater", "is the") with no comparison after it (:data:`_COMPARING`)."""
+    if lo < 0 or kinds[i - 1] not in (NUM, CLOSE, ID):
+        return 0
+    before = keys[lo - 2] if lo >= 2 else ""
+    if lo and kinds[lo - 1] == WORD and ((keys[lo - 1] in _ARGUMENT_OF and not (keys[lo - 1] == "~and" and before == ","))
+                                         or (keys[lo - 1] == "~of" and before not in _VALUE_OF)):
+        return 0  # "the product of 5 + √3 and 5 - √3 is 22", "the square root of 3600 is 60" (", and" starts a clause)
+    span = kinds[lo:i]
+    if NUM not in span or (OP not in span and FUNC not in span) or span.count(OPEN) != span.count(CLOSE):
+        return 0
+    for phrase in PROSE_EQUALS:
+        n = len(phrase)
+        if tuple(keys[i:i + n]) == phrase and i + n < len(keys) and \
+                (kinds[i + n] in (NUM, OPEN) or keys[i + n] == "neg"):
+            j = i + n
+            while j < len(keys) and kinds[j] not in (WORD, PUNCT):
+                j += 1
+            return 0 if j < len(keys) and keys[j] in _COMPARING else n  # "is 6 more than 2"
+    return 0
+
+
+#: Words before a math run that make it part of a phrase, not the subject of "is": ``and 5 - √3
+#: is 22`` (the product of both is); after ``of`` only ``the result of`` / ``the value of`` do not.
+_ARGUMENT_OF = frozenset(("~and", "~than", "~plus", "~minus", "~times", "~divided", "~by", "~from", "~between",
+                          "~over", "~into", "~with", "~to"))
+_VALUE_OF = frozenset(("~result", "~value"))
+#: Words after the right side that make a prose "is" no equality (``3 \times 4 is 12 more than 0``).
+_COMPARING = frozenset(("~more", "~less", "~greater", "~smaller", "~fewer", "~larger", "~bigger", "~higher",
+                        "~lower", "~times", "~percent", "~of", "~short", "~away", "~off", "~apart"))
+
+
 def build_chains(toks: Tokens, text: str | None = None, deadline: Deadline = NO_DEADLINE,
-                 keep_segments: bool = False, with_comm: bool = True) -> list[Chain]:
+                 keep_segments: bool = False, with_comm: bool = True, prose: bool = False) -> list[Chain]:
     """All relation chains of a token sequence.
 
     With ``keep_segments`` math runs without a relation (of two or more tokens) are kept too, as
     one-side chains with no relations: the matcher compares expression nodes with them.
     ``with_comm=False`` leaves ``Side.comm`` empty (the matcher computes it only when needed).
+    With ``prose`` a computation stated in words is an equation too (:func:`_prose_equals`):
+    ``3^6 is 729`` gives the chain ``3^6 = 729``.
+
+    >>> text = "So 3^6 is 729 ways."
+    >>> [[s.text for s in c.sides] for c in build_chains(tokenize(text), text, prose=True)]
+    [['3^6', '729']]
+    >>> build_chains(tokenize("So 3^6 is 729 ways."))
+    []
     """
     keys, kinds, breaks = toks.keys, toks.kinds, toks.breaks
     chains: list[Chain] = []
@@ -95,6 +145,8 @@ def build_chains(toks: Tokens, text: str | None = None, deadline: Deadline = NO_
     rels: list[str] = []
     side_lo = -1
     depth = 0
+    skip = 0
+    prose_end = -1  # the token after the last prose "is" read as "="
 
     def close_chain(at: int):
         nonlocal bounds, rels, side_lo, depth
@@ -112,9 +164,19 @@ def build_chains(toks: Tokens, text: str | None = None, deadline: Deadline = NO_
     for i in range(len(keys)):
         if not i & 1023:
             deadline.check()
+        if skip:
+            skip -= 1
+            continue
         kind = kinds[i]
-        if breaks[i] and kind != REL and i and kinds[i - 1] not in (REL, OP):
-            close_chain(i)
+        if prose and kind == WORD and not depth and side_lo >= 0:  # before the break: "\( 99^2 \) is"
+            n = _prose_equals(keys, kinds, side_lo, i)
+            if n:
+                bounds.append((side_lo, i))
+                rels.append("=")
+                side_lo, skip, prose_end = -1, n - 1, i + n
+                continue
+        if breaks[i] and kind != REL and i and kinds[i - 1] not in (REL, OP) and i != prose_end:
+            close_chain(i)  # (a math delimiter right after a prose "is" continues the chain)
         ellipsis_break = keys[i] == "…" and i and kinds[i - 1] != OP  # "x = 18 ... so" but not "1 + ... + n"
         if kind == WORD or ellipsis_break or (kind == PUNCT and (depth == 0 or keys[i] in _BREAKING_PUNCT_IN_BRACKETS)):
             close_chain(i)

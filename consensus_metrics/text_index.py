@@ -115,7 +115,7 @@ class TextIndex:
     @property
     def chains(self) -> list[Chain]:
         if self._chains is None:
-            self._chains = build_chains(self.toks, None, self.deadline, keep_segments=True, with_comm=False)
+            self._chains = build_chains(self.toks, None, self.deadline, keep_segments=True, with_comm=False, prose=True)
         return self._chains
 
     def _index_sides(self) -> None:

@@ -209,3 +209,45 @@ def test_a_row_after_a_latex_line_break_keeps_its_minus():
     text = "\\begin{aligned}\ny &= 1 \\\\\n- 3x &= 6\n\\end{aligned}"
     assert via(text, "-3x = 6", symbolic=False) == "relation"
     assert via(text, "3x = 6", symbolic=False) is None
+
+
+# Real solutions that state a computation in words (MATH-500 runs of the raw data: MathCoder-L-7B
+# on algebra/722, QwQ on algebra/1265 and intermediate_algebra/134).
+MATHCODER_722 = ("Let's start with step 1.\n\nThe result of \\( 99^2 \\) is \\( 9801 \\).\n\n"
+                 "The result of \\( 9801 + 99 \\) is \\( 9900 \\).\n\nThe result of \\( 9900 + 1 \\) is \\( 9901 \\).")
+QWQ_1265 = "So, 4^(1/2) is 2, and 4^(3/2) is (4^(1/2))^3 = 2^3 = 8. So (2^2)^x is equal to 2^(2x)."
+
+
+def test_prose_states_a_computation():
+    """``A is B``, ``A equals B``, ``A is equal to B`` after a computation is the equation ``A = B``
+    (docs/SPEC.md §3 rule 3)."""
+    assert via(MATHCODER_722, "99^2 = 9801") == "relation"
+    assert via(MATHCODER_722, "99 + 9801 = 9900") == "relation"
+    assert via(QWQ_1265, "4^(1/2) = 2") == "relation"
+    assert via(QWQ_1265, "4^(3/2) = 8") == "relation"  # joined through the chain that follows "is"
+    assert via(QWQ_1265, "(2^2)^x = 2^{2x}", symbolic=False) == "relation"
+    assert via("so 1 - 2 equals -1, and", "1 - 2 = -1") == "relation"
+    assert via("so \\frac{6}{8} simplifies to \\frac{3}{4}.", "6/8 = 3/4", symbolic=False) == "relation"
+    assert via("2^{10} evaluates to 1024", "2^{10} = 1024", symbolic=False) == "relation"
+    assert [[s.text for s in c.sides] for c in relation_chains("The result of 99^2 is 9801.")] == []  # the miner's chains: "=" only
+
+
+def test_prose_is_not_an_equation():
+    """No equation from ``is`` after a bare number or a letter, before a word, inside brackets,
+    or before a comparison."""
+    assert via("the number of ways to choose 2 from 5 is 10", "5 = 10", symbolic=False) is None
+    assert via("so x is 5 and y is 3", "x = 5", symbolic=False) is None
+    assert via("3 \\times 4 is 12 more than 0", "3 \\times 4 = 12", symbolic=False) is None
+    assert via("3 \\times 4 is 12 times 1", "3 \\times 4 = 12", symbolic=False) is None
+    assert via("when x^6 - 3 is divided by x + 1", "x^6 - 3 = x + 1", symbolic=False) is None
+    assert via("the remainder when 2004 is divided by 12 is 0", "2004 = 12", symbolic=False) is None
+    assert via("this is 3^6 ways", "3^6 = 729", symbolic=False) is None
+
+
+def test_prose_is_after_a_phrase():
+    """The math run before ``is`` must be what is valued: not the last argument of a product,
+    a sum or a root (``of`` counts only after ``the result``/``the value``)."""
+    assert via("The product of 5 + \\sqrt{3} and 5 - \\sqrt{3} is 22.", "5 - \\sqrt{3} = 22", symbolic=False) is None
+    assert via("The square root of 10 \\times 15 \\times 24 is 60.", "10 \\times 15 \\times 24 = 60",
+               symbolic=False) is None
+    assert via("The value of 3^6 is 729.", "3^6 = 729", symbolic=False) == "relation"
