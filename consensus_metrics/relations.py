@@ -95,10 +95,11 @@ def _prose_equals(keys: list[str], kinds: list[int], lo: int, i: int) -> int:
     sign (not "is greater", "is the") with no comparison after it (:data:`_COMPARING`)."""
     if lo < 0 or kinds[i - 1] not in (NUM, CLOSE, ID):
         return 0
-    before = keys[lo - 2] if lo >= 2 else ""
-    if lo and kinds[lo - 1] == WORD and ((keys[lo - 1] in _ARGUMENT_OF and not (keys[lo - 1] == "~and" and before == ","))
-                                         or (keys[lo - 1] == "~of" and before not in _VALUE_OF)):
-        return 0  # "the product of 5 + √3 and 5 - √3 is 22", "the square root of 3600 is 60" (", and" starts a clause)
+    if lo and kinds[lo - 1] == WORD:  # "the product of 5 + √3 and 5 - √3 is 22", "the square root of 3600 is 60"
+        word, before = keys[lo - 1], (keys[lo - 2] if lo >= 2 else "")
+        if (word in _ARGUMENT_OF and not (word == "~and" and before == ",")) or \
+                (word == "~of" and before not in _VALUE_OF):
+            return 0  # (", and" starts a clause; "the value of" names what follows)
     span = kinds[lo:i]
     if NUM not in span or (OP not in span and FUNC not in span) or span.count(OPEN) != span.count(CLOSE):
         return 0

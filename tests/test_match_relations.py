@@ -229,7 +229,7 @@ def test_prose_states_a_computation():
     assert via("so 1 - 2 equals -1, and", "1 - 2 = -1") == "relation"
     assert via("so \\frac{6}{8} simplifies to \\frac{3}{4}.", "6/8 = 3/4", symbolic=False) == "relation"
     assert via("2^{10} evaluates to 1024", "2^{10} = 1024", symbolic=False) == "relation"
-    assert [[s.text for s in c.sides] for c in relation_chains("The result of 99^2 is 9801.")] == []  # the miner's chains: "=" only
+    assert relation_chains("The result of 99^2 is 9801.") == []  # the miner's chains: "=" only
 
 
 def test_prose_is_not_an_equation():
