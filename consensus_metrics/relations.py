@@ -84,6 +84,7 @@ def _side(toks: Tokens, lo: int, hi: int, text: str | None, with_comm: bool) -> 
 #: Prose that states an equality between two math runs: ``3^6 is 729``, ``15 \times 4 equals 60``,
 #: ``2^{10} is equal to 1024``, ``\frac{6}{8} simplifies to \frac{3}{4}`` (token keys, longest first).
 PROSE_EQUALS = (("~is", "~equal", "~to"), ("~simplifies", "~to"), ("~evaluates", "~to"), ("~equals",), ("~is",))
+_PROSE_HEADS = frozenset(phrase[0] for phrase in PROSE_EQUALS)
 
 
 def _prose_equals(keys: list[str], kinds: list[int], lo: int, i: int) -> int:
@@ -93,8 +94,8 @@ def _prose_equals(keys: list[str], kinds: list[int], lo: int, i: int) -> int:
     "choose 2 from 5 is 10" nor ``x`` of "x is 5"), not the last argument of a phrase (``and``,
     ``of`` but ``the value of``: :data:`_ARGUMENT_OF`) -- and before a number, a bracket or a minus
     sign (not "is greater", "is the") with no comparison after it (:data:`_COMPARING`)."""
-    if lo < 0 or kinds[i - 1] not in (NUM, CLOSE, ID):
-        return 0
+    if keys[i] not in _PROSE_HEADS or lo < 0 or kinds[i - 1] not in (NUM, CLOSE, ID):
+        return 0  # (first the word itself: build_chains asks at every word after math)
     if lo and kinds[lo - 1] == WORD:  # "the product of 5 + √3 and 5 - √3 is 22", "the square root of 3600 is 60"
         word, before = keys[lo - 1], (keys[lo - 2] if lo >= 2 else "")
         if (word in _ARGUMENT_OF and not (word == "~and" and before == ",")) or \
