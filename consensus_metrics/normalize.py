@@ -15,6 +15,8 @@ What is unified (each token keeps the character span it came from, for positions
 * minus signs ``− – -`` (unary minus is its own key ``neg``); ``\left \right \! \, $ \( \[``,
   ``\text{} \mathrm{} \boxed{}`` wrappers, degree signs, ``&`` alignment, spacing;
 * thousands separators ``1,000 1{,}000 1\,000`` -> ``1000``; numbers as exact rationals;
+* units: a rate's unit after ``/`` is a word, not a divisor (``$10/hour`` -> ``#10 ~hour``);
+  ``x`` between two numbers (``6 x $0.50``) and ``of`` after a fraction (``3/4 of 4000``) -> ``*``;
 * variable notation ``x_1 x_{1} x1`` -> ``x_1``; Greek letters ``\alpha α``; ``\le ≤ <=``.
 
 Token keys: numbers ``#3/4``; identifiers ``x``, ``x_1``, ``π``; functions ``@sin``, ``√``;

@@ -23,6 +23,8 @@ from typing import NamedTuple
 
 from .budget import NO_DEADLINE, Deadline
 from .normalize import CLOSE, FUNC, ID, NUM, OP, OPEN, PUNCT, REL, WORD, Tokens, tokenize, tokenize_form
+from .surds import surd_value
+from .vocabulary import CONNECTIVES
 
 SEP = "\x00"
 _BREAKING_PUNCT_IN_BRACKETS = {".", "?", "!", "⇒", "—", ":"}
@@ -83,8 +85,12 @@ def _side(toks: Tokens, lo: int, hi: int, text: str | None, with_comm: bool) -> 
 
 #: Prose that states an equality between two math runs: ``3^6 is 729``, ``15 \times 4 equals 60``,
 #: ``2^{10} is equal to 1024``, ``\frac{6}{8} simplifies to \frac{3}{4}`` (token keys, longest first).
-PROSE_EQUALS = (("~is", "~equal", "~to"), ("~simplifies", "~to"), ("~evaluates", "~to"), ("~equals",), ("~is",))
+PROSE_EQUALS = (("~is", "~equal", "~to"), ("~simplifies", "~to"), ("~evaluates", "~to"), ("~equals",), ("~is",),
+                ("~which", "~is"), ("~which", "~equals"))
 _PROSE_HEADS = frozenset(phrase[0] for phrase in PROSE_EQUALS)
+#: Most prose words between the computation and the phrase: what its number counts (``2 times 10
+#: eggs, which is 20``), none of them a :data:`~consensus_metrics.vocabulary.CONNECTIVES` word.
+_UNIT_WORDS = 3
 
 
 def _prose_equals(keys: list[str], kinds: list[int], lo: int, i: int) -> int:
@@ -94,8 +100,18 @@ def _prose_equals(keys: list[str], kinds: list[int], lo: int, i: int) -> int:
     "choose 2 from 5 is 10" nor ``x`` of "x is 5"), not the last argument of a phrase (``and``,
     ``of`` but ``the value of``: :data:`_ARGUMENT_OF`) -- and before a number, a bracket or a minus
     sign (not "is greater", "is the") with no comparison after it (:data:`_COMPARING`)."""
-    if keys[i] not in _PROSE_HEADS or lo < 0 or kinds[i - 1] not in (NUM, CLOSE, ID):
-        return 0  # (first the word itself: build_chains asks at every word after math)
+    if lo < 0 or kinds[i - 1] not in (NUM, CLOSE, ID):
+        return 0
+    head = i
+    if keys[i] not in _PROSE_HEADS:  # (first the word itself: build_chains asks at every word after math)
+        if kinds[i - 1] != NUM:
+            return 0
+        while head < len(keys) and head - i < _UNIT_WORDS and kinds[head] == WORD and keys[head][1:] not in CONNECTIVES:
+            head += 1  # unit words: "2 times 10 eggs which is 20"
+        if head + 1 < len(keys) and keys[head] == "," and keys[head + 1] == "~which":
+            head += 1
+        if head == len(keys) or keys[head] not in _PROSE_HEADS:
+            return 0
     if lo and kinds[lo - 1] == WORD:  # "the product of 5 + √3 and 5 - √3 is 22", "the square root of 3600 is 60"
         word, before = keys[lo - 1], (keys[lo - 2] if lo >= 2 else "")
         if (word in _ARGUMENT_OF and not (word == "~and" and before == ",")) or \
@@ -105,8 +121,8 @@ def _prose_equals(keys: list[str], kinds: list[int], lo: int, i: int) -> int:
     if NUM not in span or (OP not in span and FUNC not in span) or span.count(OPEN) != span.count(CLOSE):
         return 0
     for phrase in PROSE_EQUALS:
-        n = len(phrase)
-        if tuple(keys[i:i + n]) == phrase and i + n < len(keys) and \
+        n = head - i + len(phrase)
+        if tuple(keys[head:i + n]) == phrase and i + n < len(keys) and \
                 (kinds[i + n] in (NUM, OPEN) or keys[i + n] == "neg"):
             j = i + n
             while j < len(keys) and kinds[j] not in (WORD, PUNCT):
@@ -170,7 +186,7 @@ def build_chains(toks: Tokens, text: str | None = None, deadline: Deadline = NO_
             skip -= 1
             continue
         kind = kinds[i]
-        if prose and kind == WORD and not depth and side_lo >= 0:  # before the break: "\( 99^2 \) is"
+        if prose and (kind == WORD or keys[i] == ",") and not depth and side_lo >= 0:  # before the break: "\( 99^2 \) is"
             n = _prose_equals(keys, kinds, side_lo, i)
             if n:
                 bounds.append((side_lo, i))
@@ -196,6 +212,60 @@ def build_chains(toks: Tokens, text: str | None = None, deadline: Deadline = NO_
             depth -= 1
     close_chain(len(keys))
     return chains
+
+
+#: Operators a side is cut at into aligned terms (:func:`term_chains`): a sum's, else a product's.
+_TERM_OPS = (frozenset(("+", "-")), frozenset(("*",)))
+
+
+def term_chains(toks: Tokens, chains: list[Chain]) -> list[Chain]:
+    r"""The equations a rewrite states term by term: where two sides joined by ``=`` are sums (or
+    products) of as many terms with the same operators, each term that differs from its partner
+    and has the same exact value (:func:`~consensus_metrics.surds.surd_value`), one of the two a
+    computation, is a chain ``term = term``. ``200 + (50 	imes 14) = 200 + 700`` states
+    ``50 	imes 14 = 700``; ``80 \cdot 8 + 3 \cdot 10 = 640 + 30`` states ``80 \cdot 8 = 640`` and
+    ``3 \cdot 10 = 30``. A term that is a variable, or whose value differs, states nothing.
+
+    >>> toks = tokenize("so 8 + 18 + 3 * 5 = 8 + 18 + 15 = 41")
+    >>> [[s.key.replace(SEP, " ") for s in c.sides] for c in term_chains(toks, build_chains(toks))]
+    [['#3 * #5', '#15']]
+    """
+    keys, kinds = toks.keys, toks.kinds
+    out: list[Chain] = []
+    for chain in chains:
+        for a, b, rel in zip(chain.sides, chain.sides[1:], chain.rels):
+            if rel != "=" or a.hi - a.lo < 3 or b.hi - b.lo < 3:
+                continue  # (most equations end in a number: nothing to align)
+            for ops in _TERM_OPS:
+                left = _split_top(keys[a.lo:a.hi], kinds[a.lo:a.hi], ops)
+                right = _split_top(keys[b.lo:b.hi], kinds[b.lo:b.hi], ops)
+                if len(left) > 1 or len(right) > 1:
+                    break
+            if len(left) < 2 or len(left) != len(right) or any(p[0] != q[0] for p, q in zip(left, right)):
+                continue
+            for (_, lo, hi), (_, lo2, hi2) in zip(left, right):
+                lo, hi = _unwrap(kinds, a.lo + lo, a.lo + hi)
+                lo2, hi2 = _unwrap(kinds, b.lo + lo2, b.lo + hi2)
+                if lo >= hi or lo2 >= hi2 or keys[lo:hi] == keys[lo2:hi2]:
+                    continue
+                if OP not in kinds[lo:hi] and OP not in kinds[lo2:hi2] and FUNC not in kinds[lo:hi] + kinds[lo2:hi2]:
+                    continue  # two numbers, no computation between them
+                value = surd_value(keys[lo:hi], kinds[lo:hi])
+                if value is not None and value == surd_value(keys[lo2:hi2], kinds[lo2:hi2]):
+                    out.append(Chain((_side(toks, lo, hi, None, False), _side(toks, lo2, hi2, None, False)), ("=",)))
+    return out
+
+
+def _unwrap(kinds, lo: int, hi: int) -> tuple[int, int]:
+    """``lo:hi`` without brackets around the whole of it (``(50 * 14)`` -> ``50 * 14``)."""
+    while hi - lo > 2 and kinds[lo] == OPEN and kinds[hi - 1] == CLOSE:
+        depth = 0
+        for k in range(lo, hi - 1):
+            depth += 1 if kinds[k] == OPEN else -1 if kinds[k] == CLOSE else 0
+            if depth == 0:
+                return lo, hi  # (a)(b): the first bracket closes before the end
+        lo, hi = lo + 1, hi - 1
+    return lo, hi
 
 
 def relation_chains(text: str, deadline: Deadline = NO_DEADLINE) -> list[Chain]:

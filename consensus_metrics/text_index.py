@@ -24,7 +24,7 @@ from functools import lru_cache
 
 from .budget import NO_DEADLINE, Deadline
 from .normalize import FUNC, NUM, SEGMENT_CACHE_CHARS, Tokens, tokenize_cached
-from .relations import SEP, Chain, build_chains, commutative_key
+from .relations import SEP, Chain, build_chains, commutative_key, term_chains
 from .side_pairs import earliest_pair
 
 _VALUE_LEFT_BLOCK = {"^", "_", "neg"}
@@ -115,7 +115,8 @@ class TextIndex:
     @property
     def chains(self) -> list[Chain]:
         if self._chains is None:
-            self._chains = build_chains(self.toks, None, self.deadline, keep_segments=True, with_comm=False, prose=True)
+            chains = build_chains(self.toks, None, self.deadline, keep_segments=True, with_comm=False, prose=True)
+            self._chains = chains + term_chains(self.toks, chains)
         return self._chains
 
     def _index_sides(self) -> None:

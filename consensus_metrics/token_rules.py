@@ -179,6 +179,8 @@ class TokenBuilder:
         keys, kinds = out.keys, out.kinds
         if keys and kinds[-1] == WORD and (kind == REL or key in _BINARY_OPS):
             self.drop_unit_words(kind == REL)
+        elif kind == WORD and self._per_unit():
+            out.truncate(len(keys) - 1)  # $10/hour, 10 minutes/puzzle: the unit of a rate, as in "10 mph"
         spaced, brk = self.spaced, self.brk
         self.spaced = self.brk = False
         if keys and not self.barrier:
@@ -192,12 +194,24 @@ class TokenBuilder:
         self.barrier = False
         out.append(key, kind, start, end, spaced, brk, implicit)
 
+    @cython.cfunc
+    @cython.returns(cython.bint)
+    def _per_unit(self):
+        """Whether a prose word after a ``/`` after a number (``$10/hour``, ``400 miles / hour``;
+        ``10 minutes/puzzle`` once :meth:`drop_unit_words` took ``minutes``) is the unit of a
+        rate, not a divisor: the ``/`` goes and the word stays a unit word (``10 ~hour``), so that
+        ``5 hours * $10/hour = $50`` reads ``5 * 10 = 50``. Not a letter (``2/x``) or a function
+        (``1/sqrt 2``): those are no prose word; not across a line break."""
+        out = self.out
+        n = len(out.keys)
+        return n >= 2 and not self.brk and out.keys[n - 1] == "/" and out.kinds[n - 2] == NUM and not out.implicit[n - 1]
+
     @cython.ccall
     @cython.locals(relation=cython.bint)
     def drop_unit_words(self, relation=False):
         """``9 sprints × 60 meters = 540 meters``: up to three prose words on one line between a
         number and an operator or relation say what the number counts (``\\text{ dollars}``,
-        ``minutes per hour``); they are dropped, so that the equation stays one chain
+        ``minutes per hour``; four in a rate: ``5 chocolate bars per packet``); they are dropped, so that the equation stays one chain
         (``9 * 60 = 540``). Not when one of them carries meaning (``5 times 3``, ``x is 4``:
         :data:`~consensus_metrics.vocabulary.CONNECTIVES`), and before a ``relation`` only after
         a computation: ``1200 lire = $1.50`` and ``3 feet = 1 yard`` convert units, they do not
@@ -206,10 +220,10 @@ class TokenBuilder:
         keys, kinds, breaks = out.keys, out.kinds, out.breaks
         n = len(keys)
         k = n
-        while k and kinds[k - 1] == WORD and n - k < 3:
+        while k and kinds[k - 1] == WORD and n - k < 4:
             k -= 1
-        if not k or kinds[k - 1] != NUM or self.brk:
-            return
+        if not k or kinds[k - 1] != NUM or self.brk or n - k == 4 and "~per" not in keys[k:]:
+            return  # a fourth word only in a rate (``5 chocolate bars per packet``)
         if relation and (k < 2 or kinds[k - 2] != OP):
             return
         before = self.i - 2  # the lexeme before the operator's: a formula that opens there is new math
@@ -311,6 +325,8 @@ class TokenBuilder:
                     and i + 1 < n and starts[i + 1] == end and self._mathy(i + 1)
                 ):
                     gap = gaps[i]
+                    if gap != LINE_BREAK and self._per_unit():
+                        out.truncate(len(out.keys) - 1)  # $10/hour (:meth:`_per_unit`)
                     self.i = i + 1
                     out.keys.append("~" + lw)
                     out.kinds.append(WORD)
@@ -490,6 +506,9 @@ class TokenBuilder:
                 else:
                     self.push("@" + lw, FUNC, start, end, lw == "mod")
                 return
+        if lw == "of" and self._fraction_of(nxt):
+            self.push("*", OP, start, end)  # 3/4 of 4000: a product
+            return
         if len(w) > 1:
             self._letters(w, lw, start, end, prev, nxt)
             return
@@ -568,9 +587,36 @@ class TokenBuilder:
 
     @cython.cfunc
     @cython.returns(cython.bint)
+    @cython.locals(nxt=cython.Py_ssize_t)
+    def _fraction_of(self, nxt):
+        """Whether ``of`` between a fraction and a number on one line is a product: ``3/4 of
+        4000``, ``\\frac{1}{3} of $66`` (a number of words, not a fraction, counts them: ``2 of 5``)."""
+        out, kinds, texts = self.out, self.lex_kind, self.lex_text
+        if self.brk or not out.keys or out.kinds[-1] != NUM or "/" not in out.keys[-1] or nxt < 0:
+            return False
+        if texts[nxt] in ("$", "\\$") and nxt + 1 < len(kinds):
+            nxt += 1
+        return kinds[nxt] == NUMERAL and self.lex_gap[nxt] != LINE_BREAK
+
+    @cython.cfunc
+    @cython.returns(cython.bint)
     def _between_numbers(self):
+        """Whether an ``x`` stands between two numbers, so a product: ``4 x 2``, ``6 x $0.50``,
+        ``4 pounds x $2`` (unit words after the left number, which the ``*`` then drops)."""
+        kinds, texts = self.lex_kind, self.lex_text
         j, k = self.i, self.i - 2
-        return j < len(self.lex_kind) and k >= 0 and self.lex_kind[j] == NUMERAL and self.lex_kind[k] == NUMERAL
+        if j < len(kinds) and texts[j] in ("$", "\\$") and j + 1 < len(kinds):
+            j += 1
+        if not (j < len(kinds) and kinds[j] == NUMERAL and k >= 0):
+            return False
+        if kinds[k] == NUMERAL:
+            return True
+        out = self.out
+        m = len(out.keys)
+        w = m
+        while w and out.kinds[w - 1] == WORD and m - w < 3 and not out.breaks[w - 1] and out.keys[w - 1][1:] not in CONNECTIVES:
+            w -= 1
+        return 0 < w < m and out.kinds[w - 1] == NUM
 
     # ------------------------------------------------------------------ arguments and commands
     @cython.ccall

@@ -140,6 +140,65 @@ def test_unit_word_near_misses():
     assert via(text, "4 - 3 + 5 = 2", symbolic=False) is None
 
 
+def test_the_unit_of_a_rate_is_no_divisor():
+    """``$10/hour``, ``minutes/puzzle``, ``400 miles / hour``: a prose word after ``/`` after a
+    number is the rate's unit (real GSM8K solutions: the reference of test/585, GPT-4o-mini, DBRX)."""
+    assert via("Earnings for the first week = 5 hours * $10/hour = $50.", "5 * 10 = 50") == "relation"
+    assert via("\\( 10 \\text{ minutes/puzzle} \\times 3 \\text{ puzzles} = 30 \\text{ minutes} \\)",
+               "3 * 10 = 30") == "relation"
+    assert via("the total cost of the asphalt: $25 / bucket * 3 buckets = $75. Then", "3*25=75") == "relation"
+    assert via("The rate is 1200 miles / 3 hours = 400 miles / hour.", "1200/3 = 400") == "relation"
+    assert via("\\[ 8 \\text{ packets} \\times 5 \\text{ chocolate bars per packet} = 40 \\text{ bars} \\]",
+               "8 * 5 = 40") == "relation"
+
+
+def test_rate_unit_near_misses():
+    """A letter or a function after ``/`` divides; a conversion between two rates states no
+    equality of their numbers; a line break ends the rate."""
+    assert via("so 6/x = 2 and x = 3", "6/x = 2", symbolic=False) == "relation"
+    assert via("The speed is 60 miles/hour = 1 mile/minute.", "60 = 1", symbolic=False) is None
+    assert via("so 100/\\sqrt{2} = 50\\sqrt{2}", "100 = 50\\sqrt{2}", symbolic=False) is None
+    assert via("He ran 10 /\nhours later 3 * 10 = 30", "10 = 30", symbolic=False) is None
+
+
+def test_x_between_numbers_is_a_product():
+    """``6 x $0.50``, ``4 pounds x $2.00 per pound`` (GPT-3.5, DBRX on GSM8K): ``x`` between two
+    numbers, unit words after the first, is a times sign; after a connective it is a letter."""
+    assert via("For the New York Times he will earn 6 x $0.50 = $3.", "6 * 0.5 = 3") == "relation"
+    assert via("The cost of the onions is 4 pounds x $2.00 per pound = $8.00.", "4 * 2 = 8") == "relation"
+    assert via("solve 3 x + 2 = 5", "3 * 2 = 5", symbolic=False) is None
+    assert via("the 3 apples and x 4 = 12", "3 * 4 = 12", symbolic=False) is None
+
+
+def test_fraction_of_a_number_is_a_product():
+    """``3/4 of 4000`` (text-davinci-002, Rho-Math-1B on GSM8K): ``of`` between a fraction and a
+    number multiplies; between whole numbers it counts (``2 of 5``)."""
+    assert via("Since 2/3 of 120 is 80 girls", "120 * 2/3 = 80") == "relation"
+    assert via("so 1/3 of $66 = $22", "1/3 * 66 = 22") == "relation"
+    assert via("so 2 of 5 is 10", "2 * 5 = 10", symbolic=False) is None
+    assert via("so 3/4 of\n4000 = 3000", "3/4 * 4000 = 3000", symbolic=False) is None
+
+
+def test_a_rewrite_states_its_terms():
+    """``A + X = A + Y`` states ``X = Y`` where ``X`` is a computation of the value ``Y`` (GSM8K
+    solutions of code-davinci-002, GPT-3.5 and Qwen2.5 write a sum of products, then the sum of
+    their values)."""
+    assert via("In total she gets 8 + 18 + 3 * 5 = 8 + 18 + 15 = 41 points.", "3 \\times 5 = 15") == "relation"
+    assert via("Number of occupied beds = 200 + (50 * 14) = 200 + 700 = 900 beds", "50 * 14 = 700") == "relation"
+    text = "So the total is 20 x 3 + 12 x 35 = 60 + 420 = 480."
+    assert via(text, "12 * 35 = 420") == "relation" and via(text, "20 * 3 = 60") == "relation"
+    assert via("\\[ J = 2(8) + 2 = 16 + 2 = 18 \\]", "2 * 8 = 16") == "relation"
+
+
+def test_a_rewrite_near_misses():
+    """No term equation where the values differ (only the sums agree), where the terms do not
+    align, or between two numbers."""
+    assert via("80 * 8 + 90 * 6 = 600 + 580", "80 * 8 = 600", symbolic=False) is None
+    assert via("2 * 3 * 4 = 6 * 4 = 24", "2 * 3 = 6", symbolic=False) is None  # 3 factors, 2 factors
+    assert via("x + 3 * 5 = 15 + x", "3 * 5 = x", symbolic=False) is None  # not aligned: x + 15 would be
+    assert via("so 2x + 6 = 2 * 4 + 6", "2x = 2 * 4", symbolic=False) is None  # x has no value
+
+
 def test_a_remark_in_brackets_ends_a_side():
     assert via("So 9 * 2 = 18 (dollars).", "9*2=18") == "relation"
     assert via("So t = 24 (minutes).", "t = 24") == "relation"
@@ -242,6 +301,17 @@ def test_prose_is_not_an_equation():
     assert via("when x^6 - 3 is divided by x + 1", "x^6 - 3 = x + 1", symbolic=False) is None
     assert via("the remainder when 2004 is divided by 12 is 0", "2004 = 12", symbolic=False) is None
     assert via("this is 3^6 ways", "3^6 = 729", symbolic=False) is None
+
+
+def test_prose_which_is_after_the_unit_words():
+    """``A <unit words>, which is B`` states ``A = B`` (text-davinci-003 and GPT-3.5 on GSM8K);
+    not with a connective among the words, nor before a comparison."""
+    assert via("the second basket has 2 times 10 eggs which is 20 eggs.", "10 * 2 = 20") == "relation"
+    assert via("the second basket has 2 times 10 eggs, which is 20 eggs.", "10 * 2 = 20") == "relation"
+    assert via("The average enrollment is 3/4 of 4000 which is 3000.", "3/4 * 4000 = 3000") == "relation"
+    assert via("she has 2 times 10 eggs, which is 2 more than Tom", "2 * 10 = 2", symbolic=False) is None
+    assert via("2 times 10 eggs in the basket which is 20", "2 * 10 = 20", symbolic=False) is None
+    assert via("x = 5, which is 3 more than 2", "5 = 3", symbolic=False) is None
 
 
 def test_prose_is_after_a_phrase():

@@ -184,11 +184,11 @@ def test_voices_that_show_no_work_have_no_say_and_two_voices_are_needed():
 
 
 def test_a_computation_one_voice_writes_between_words_still_counts_for_the_voices_that_read():
-    # GSM8K test/59: the reference states <<20*6=120>> (mined) but writes "20 fruit/cluster * 6 clusters =
-    # 120 fruit", which the matcher cannot read between the units; the voices writing 6 * 20 = 120 agree
+    # after GSM8K test/59: the reference states <<20*6=120>> (mined) but writes it in words ("6 clusters
+    # of 20 fruit each hold 120 fruit"), which the matcher cannot read; the voices writing 6 * 20 = 120 agree
     statement = ("A raspberry bush has 6 clusters of 20 fruit each and 67 individual fruit scattered across the "
                  "bush. How many raspberries are there total?")
-    reference = Trajectory("First find the number of fruit in clusters: 20 fruit/cluster * 6 clusters = 120 fruit\n"
+    reference = Trajectory("First find the number of fruit in clusters: 6 clusters of 20 fruit each hold 120 fruit\n"
                            "Then add the number of individual fruit to find the total number of fruit: "
                            "120 fruit + 67 fruit = 187 fruit", "reference", True, voice="reference",
                            equations=["20*6=120", "120+67=187"])
