@@ -106,7 +106,8 @@ def _prose_equals(keys: list[str], kinds: list[int], lo: int, i: int) -> int:
     if keys[i] not in _PROSE_HEADS:  # (first the word itself: build_chains asks at every word after math)
         if kinds[i - 1] != NUM:
             return 0
-        while head < len(keys) and head - i < _UNIT_WORDS and kinds[head] == WORD and keys[head][1:] not in CONNECTIVES:
+        while (head < len(keys) and head - i < _UNIT_WORDS and kinds[head] == WORD
+               and keys[head][1:] not in CONNECTIVES):
             head += 1  # unit words: "2 times 10 eggs which is 20"
         if head + 1 < len(keys) and keys[head] == "," and keys[head + 1] == "~which":
             head += 1
@@ -186,7 +187,8 @@ def build_chains(toks: Tokens, text: str | None = None, deadline: Deadline = NO_
             skip -= 1
             continue
         kind = kinds[i]
-        if prose and (kind == WORD or keys[i] == ",") and not depth and side_lo >= 0:  # before the break: "\( 99^2 \) is"
+        # before the break: "\( 99^2 \) is"; at a comma: "2 times 10, which is 20"
+        if prose and (kind == WORD or keys[i] == ",") and not depth and side_lo >= 0:
             n = _prose_equals(keys, kinds, side_lo, i)
             if n:
                 bounds.append((side_lo, i))

@@ -204,15 +204,16 @@ class TokenBuilder:
         (``1/sqrt 2``): those are no prose word; not across a line break."""
         out = self.out
         n = len(out.keys)
-        return n >= 2 and not self.brk and out.keys[n - 1] == "/" and out.kinds[n - 2] == NUM and not out.implicit[n - 1]
+        return (n >= 2 and not self.brk and out.keys[n - 1] == "/" and out.kinds[n - 2] == NUM
+                and not out.implicit[n - 1])
 
     @cython.ccall
     @cython.locals(relation=cython.bint)
     def drop_unit_words(self, relation=False):
         """``9 sprints × 60 meters = 540 meters``: up to three prose words on one line between a
         number and an operator or relation say what the number counts (``\\text{ dollars}``,
-        ``minutes per hour``; four in a rate: ``5 chocolate bars per packet``); they are dropped, so that the equation stays one chain
-        (``9 * 60 = 540``). Not when one of them carries meaning (``5 times 3``, ``x is 4``:
+        ``minutes per hour``; four in a rate: ``5 chocolate bars per packet``); they are dropped,
+        so that the equation stays one chain (``9 * 60 = 540``). Not when one of them carries meaning (``5 times 3``, ``x is 4``:
         :data:`~consensus_metrics.vocabulary.CONNECTIVES`), and before a ``relation`` only after
         a computation: ``1200 lire = $1.50`` and ``3 feet = 1 yard`` convert units, they do not
         state ``1200 = 1.5``."""
@@ -614,7 +615,8 @@ class TokenBuilder:
         out = self.out
         m = len(out.keys)
         w = m
-        while w and out.kinds[w - 1] == WORD and m - w < 3 and not out.breaks[w - 1] and out.keys[w - 1][1:] not in CONNECTIVES:
+        while (w and out.kinds[w - 1] == WORD and m - w < 3 and not out.breaks[w - 1]
+               and out.keys[w - 1][1:] not in CONNECTIVES):
             w -= 1
         return 0 < w < m and out.kinds[w - 1] == NUM
 

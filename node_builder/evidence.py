@@ -33,7 +33,7 @@ from dataclasses import dataclass, field, replace
 
 from node_builder.expand import expand
 from node_builder.matcher import NUM, covered, number_of, surd_value, tokenize_form
-from node_builder.miner import Cluster, mine
+from node_builder.miner import WORDY, Cluster, mine
 from node_builder.refine import DROP_REASONS, RefineConfig, drop_candidates, readable_statement
 from node_builder.schema import Node, Problem, Trajectory
 
@@ -161,6 +161,7 @@ def merge_computations(candidates: list[Candidate]) -> list[Candidate]:
             out.append(candidate)
             continue
         ranked = sorted(group, key=lambda c: (-len(c.mined_from), group.index(c)))
+        ranked.sort(key=lambda c: bool(WORDY.search(c.node.text)))  # its text: a writing without words
         forms = list(dict.fromkeys(c.node.text for c in ranked))[:MAX_COMPUTATION_FORMS]
         clusters = [c.cluster for c in ranked if c.cluster is not None]
         merged = None

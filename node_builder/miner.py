@@ -61,6 +61,11 @@ _ORIENT = {">": "<", "≥": "≤", "<": "<", "≤": "≤"}
 MAX_RESULT_TOKENS = 24
 
 
+#: A writing with words in it: ``\\text{...}``, ``\\mathrm{...}`` or three letters that are no
+#: command's (``pots``, ``miles/hour``).
+WORDY = re.compile(r"\\(?:text|mathrm)\b|(?<![\\a-zA-Z])[a-zA-Z]{3,}")
+
+
 @dataclass
 class Cluster:
     """Candidates with one canonical key, across trajectories."""
@@ -75,7 +80,10 @@ class Cluster:
 
     @property
     def text(self) -> str:
-        return max(self.surface.items(), key=lambda kv: (kv[1], -len(kv[0])))[0]
+        """The writing most trajectories use, the shortest of those; one without prose words
+        first (``12 * 3 = 36``, not ``12 \\text{ pots} \\times 3 = 36``, which matching reads the
+        same)."""
+        return max(self.surface.items(), key=lambda kv: (not WORDY.search(kv[0]), kv[1], -len(kv[0])))[0]
 
 
 def clean_side(side: str) -> str | None:

@@ -77,6 +77,17 @@ def test_surface_forms_cluster_by_canonical_key():
     assert set(equation.trajectories) == {0, 1} and len(equation.surface) == 2
 
 
+def test_a_cluster_is_named_by_a_writing_without_words():
+    # GSM8K test/51: most voices write the units into the computation, which matching reads as 3 * 10 = 30
+    texts = ["The time is 3 hours * $10/hour = $30 in all.", "It costs 3 hours * $10/hour = $30 in all.",
+             "So 3*10 = 30 dollars."]
+    clusters = mine([Trajectory(t, "dump", True) for t in texts])
+    [equation] = [c for c in clusters if c.kind == "equation"]
+    assert len(equation.trajectories) == 3 and equation.text == "3*10 = 30"
+    alone = mine([Trajectory(t, "dump", True) for t in texts[:2]])  # no other writing: the words stay
+    assert [c.text for c in alone if c.kind == "equation"] == ["3 hours * $10 = 30"]
+
+
 def test_side_swapped_equations_are_one_candidate():
     clusters = mine([Trajectory("We have $BD = ID$.", "d", True), Trajectory("so $ID = BD$ here", "d", True)])
     assert len([c for c in clusters if c.kind == "equation"]) == 1
