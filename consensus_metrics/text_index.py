@@ -74,6 +74,8 @@ class TextIndex:
     _joined = cython.declare(object, visibility="public")
     _token_at = cython.declare(object, visibility="public")
     _chains = cython.declare(object, visibility="public")
+    _terms = cython.declare(object, visibility="public")
+    _numbers = cython.declare(object, visibility="public")
     _sides = cython.declare(object, visibility="public")
     _by_length = cython.declare(object, visibility="public")
     _comm_cache = cython.declare(dict, visibility="public")
@@ -86,6 +88,8 @@ class TextIndex:
         self._joined: str | None = None
         self._token_at: dict[int, int] | None = None
         self._chains: list[Chain] | None = None
+        self._terms: list[Chain] | None = None
+        self._numbers: frozenset | None = None
         self._sides: dict[str, list[tuple[int, int]]] | None = None
         self._by_length: dict[int, list[tuple[int, int]]] | None = None
         self._comm_cache: dict[tuple[int, int], str] = {}
@@ -115,8 +119,8 @@ class TextIndex:
     @property
     def chains(self) -> list[Chain]:
         if self._chains is None:
-            chains = build_chains(self.toks, None, self.deadline, keep_segments=True, with_comm=False, prose=True)
-            self._chains = chains + term_chains(self.toks, chains)
+            self._chains = build_chains(self.toks, None, self.deadline, keep_segments=True, with_comm=False,
+                                        prose=True)
         return self._chains
 
     def _index_sides(self) -> None:
@@ -244,11 +248,41 @@ class TextIndex:
             if ask not in done:
                 done[ask] = self._find_pair(left, right, rel, False) or self._find_pair(left, right, rel, True)
             span = done[ask]
+            if span is None and rel == "=":
+                span = done[ask] = self._find_term_pair(left, right)
             if span is None:
                 return None
             start = span[0] if start is None else min(start, span[0])
             end = span[1] if end is None else max(end, span[1])
         return (start, end) if rels else None
+
+    def _find_term_pair(self, left, right) -> tuple[int, int] | None:
+        """Span of the earliest rewrite term by term that states ``left = right``
+        (:func:`~consensus_metrics.relations.term_chains`, SPEC §3 rule 4; sides equal exactly or
+        up to term order). Built on first need, and only for a text that holds every number of
+        the node's sides: most equations are found in the chains or not at all."""
+        if self._terms is None:
+            if self._numbers is None:
+                self._numbers = frozenset(k for k, kind in zip(self.toks.keys, self.toks.kinds) if kind == NUM)
+            if any(k not in self._numbers for k in (*left[0], *right[0]) if k[0] == "#"):
+                return None
+            self._terms = term_chains(self.toks, self.chains)
+        if not self._terms:
+            return None
+        want = {SEP.join(left[0]), SEP.join(right[0])}
+        want_comm = {_form_commutative_key(tuple(left[0]), tuple(left[1])),
+                     _form_commutative_key(tuple(right[0]), tuple(right[1]))}
+        keys, kinds = self.toks.keys, self.toks.kinds
+        best = None
+        for chain in self._terms:
+            a, b = chain.sides
+            if {a.key, b.key} != want and {commutative_key(keys[a.lo:a.hi], kinds[a.lo:a.hi]),
+                                           commutative_key(keys[b.lo:b.hi], kinds[b.lo:b.hi])} != want_comm:
+                continue
+            span = (min(a.start, b.start), max(a.end, b.end))
+            if best is None or span[1] < best[1]:
+                best = span
+        return best
 
     def _find_pair(self, left, right, rel, commutative: bool) -> tuple[int, int] | None:
         """Span of the earliest pair of chain sides, one equal to ``left`` and one to ``right``,
