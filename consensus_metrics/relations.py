@@ -224,8 +224,8 @@ def term_chains(toks: Tokens, chains: list[Chain]) -> list[Chain]:
     r"""The equations a rewrite states term by term: where two sides joined by ``=`` are sums (or
     products) of as many terms with the same operators, each term that differs from its partner
     and has the same exact value (:func:`~consensus_metrics.surds.surd_value`), one of the two a
-    computation, is a chain ``term = term``. ``200 + (50 	imes 14) = 200 + 700`` states
-    ``50 	imes 14 = 700``; ``80 \cdot 8 + 3 \cdot 10 = 640 + 30`` states ``80 \cdot 8 = 640`` and
+    computation, is a chain ``term = term``. ``200 + (50 \times 14) = 200 + 700`` states
+    ``50 \times 14 = 700``; ``80 \cdot 8 + 3 \cdot 10 = 640 + 30`` states ``80 \cdot 8 = 640`` and
     ``3 \cdot 10 = 30``. A term that is a variable, or whose value differs, states nothing.
 
     >>> toks = tokenize("so 8 + 18 + 3 * 5 = 8 + 18 + 15 = 41")
