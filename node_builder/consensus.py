@@ -239,7 +239,7 @@ def select(evidence: Evidence, rule: ConsensusRule, exclude_voice: str | None = 
 
 
 def _select_signed(checked: _Checked, signed: dict[str, str], rule: ConsensusRule) -> Selection:
-    from node_builder.signoff import FRAGMENT, GOOD, signed_label, text_key  # signoff imports this module
+    from node_builder.signoff import FRAGMENT, GOOD, signed_label, signed_writing, text_key  # signoff imports this
 
     entries, stats, n = checked.entries, checked.stats, checked.n
     good_values = {surd_value(*tokenize_form(c.node.value)) for c, _, _ in entries
@@ -268,7 +268,11 @@ def _select_signed(checked: _Checked, signed: dict[str, str], rule: ConsensusRul
         if not enough:
             stats["below_support"] += 1
             continue
-        nodes.append(replace(candidate.node, support=round(k / n, 4), position=_median(list(positions.values()))))
+        text = signed_writing(candidate, signed)  # the writing the reviewer signed names the node
+        forms = candidate.node.forms if text == candidate.node.text else \
+            (text, *(form for form in candidate.node.forms if form != text))
+        nodes.append(replace(candidate.node, text=text, forms=forms, support=round(k / n, 4),
+                             position=_median(list(positions.values()))))
     return _maximal(nodes, checked, stats)
 
 

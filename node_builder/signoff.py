@@ -133,6 +133,28 @@ def signed_label(candidate, labels: dict[str, str]) -> str | None:
     return (defects or read or [None])[0]
 
 
+def signed_writing(candidate, labels: dict[str, str]) -> str:
+    """The text a signed node ships under: its own where the reviewer read it, else the first of
+    its other writings (forms, then its cluster's surfaces) the reviewer signed GOOD, else one
+    labelled a duplicate (FRAGMENT), so that every shipped text carries its verdict.
+
+    >>> from node_builder.evidence import Candidate
+    >>> from node_builder.schema import Node
+    >>> step = Candidate(Node("", "3*10=30", "equation", ("3*10=30", "3 hours * 10 = 30")), None)
+    >>> signed_writing(step, {"3 hours * 10 = 30": "GOOD"})
+    '3 hours * 10 = 30'
+    """
+    text = candidate.node.text
+    if labels.get(text_key(text)) is not None:
+        return text
+    writings = (*candidate.node.forms, *(candidate.cluster.surface if candidate.cluster is not None else ()))
+    for wanted in (GOOD, FRAGMENT):
+        for writing in writings:
+            if labels.get(text_key(writing)) == wanted:
+                return writing
+    return text
+
+
 def load_signoffs(path: Path) -> dict[str, Verdicts]:
     """Problem id -> :class:`Verdicts` of a verdict file; :class:`SignoffError` names the
     ``file:line`` of a malformed line, an unknown label, a proposal not labelled GOOD or a

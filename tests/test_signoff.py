@@ -182,7 +182,8 @@ def test_a_merged_computation_is_signed_by_the_writing_the_reviewer_read():
     evidence = gather(problem, None, proposed_nodes(Verdicts(signed, tuple(signed)), problem))
     [step] = [c.node for c in evidence.candidates if "6432" in c.node.text]  # one step, not two
     assert step.text == "6432 = 2^5 \\times 3 \\times 67" and "6432 = 2^5 \\cdot 3 \\cdot 67" in step.forms
-    assert [n.text for n in select(evidence, ConsensusRule(), signed=signed).nodes] == [step.text]
+    # the step ships under the writing the reviewer signed (every shipped text carries its verdict)
+    assert [n.text for n in select(evidence, ConsensusRule(), signed=signed).nodes] == ["6432 = 2^5 \\cdot 3 \\cdot 67"]
     assert sheet_of(evidence, ConsensusRule(), unread=Verdicts(signed))[1] == []  # read: no unread row
     assert f"{step.text}  <GOOD>" in sheet_of(evidence, ConsensusRule(), verdicts=Verdicts(signed))[0]  # as built
     assert select(evidence, ConsensusRule(), signed={**signed, step.text: "ROUTE"}).nodes == []
