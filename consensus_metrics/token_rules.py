@@ -213,7 +213,8 @@ class TokenBuilder:
         """``9 sprints × 60 meters = 540 meters``: up to three prose words on one line between a
         number and an operator or relation say what the number counts (``\\text{ dollars}``,
         ``minutes per hour``; four in a rate: ``5 chocolate bars per packet``); they are dropped,
-        so that the equation stays one chain (``9 * 60 = 540``). Not when one of them carries meaning (``5 times 3``, ``x is 4``:
+        so that the equation stays one chain (``9 * 60 = 540``). Not when one of them carries
+        meaning (``5 times 3``, ``x is 4``:
         :data:`~consensus_metrics.vocabulary.CONNECTIVES`), and before a ``relation`` only after
         a computation: ``1200 lire = $1.50`` and ``3 feet = 1 yard`` convert units, they do not
         state ``1200 = 1.5``."""
@@ -587,30 +588,36 @@ class TokenBuilder:
         return j < len(self.lex_kind) and self.lex_kind[j] == LETTERS and len(self.lex_text[j]) > 1
 
     @cython.cfunc
+    @cython.returns(cython.Py_ssize_t)
+    @cython.locals(j=cython.Py_ssize_t)
+    def _numeral_at(self, j):
+        """The numeral lexeme at ``j``, or after a ``$`` there (``$0.50``); -1 where there is none."""
+        kinds = self.lex_kind
+        if j < len(kinds) and self.lex_text[j] in ("$", "\\$"):
+            j += 1
+        return j if j < len(kinds) and kinds[j] == NUMERAL else -1
+
+    @cython.cfunc
     @cython.returns(cython.bint)
     @cython.locals(nxt=cython.Py_ssize_t)
     def _fraction_of(self, nxt):
         """Whether ``of`` between a fraction and a number on one line is a product: ``3/4 of
         4000``, ``\\frac{1}{3} of $66`` (a number of words, not a fraction, counts them: ``2 of 5``)."""
-        out, kinds, texts = self.out, self.lex_kind, self.lex_text
+        out = self.out
         if self.brk or not out.keys or out.kinds[-1] != NUM or "/" not in out.keys[-1] or nxt < 0:
             return False
-        if texts[nxt] in ("$", "\\$") and nxt + 1 < len(kinds):
-            nxt += 1
-        return kinds[nxt] == NUMERAL and self.lex_gap[nxt] != LINE_BREAK
+        nxt = self._numeral_at(nxt)
+        return nxt >= 0 and self.lex_gap[nxt] != LINE_BREAK
 
     @cython.cfunc
     @cython.returns(cython.bint)
     def _between_numbers(self):
         """Whether an ``x`` stands between two numbers, so a product: ``4 x 2``, ``6 x $0.50``,
         ``4 pounds x $2`` (unit words after the left number, which the ``*`` then drops)."""
-        kinds, texts = self.lex_kind, self.lex_text
-        j, k = self.i, self.i - 2
-        if j < len(kinds) and texts[j] in ("$", "\\$") and j + 1 < len(kinds):
-            j += 1
-        if not (j < len(kinds) and kinds[j] == NUMERAL and k >= 0):
+        k = self.i - 2
+        if k < 0 or self._numeral_at(self.i) < 0:
             return False
-        if kinds[k] == NUMERAL:
+        if self.lex_kind[k] == NUMERAL:
             return True
         out = self.out
         m = len(out.keys)

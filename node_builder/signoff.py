@@ -125,12 +125,16 @@ def signed_label(candidate, labels: dict[str, str]) -> str | None:
     own = labels.get(text_key(candidate.node.text))
     if own is not None:
         return own
-    writings = (*candidate.node.forms, *(candidate.cluster.surface if candidate.cluster is not None else ()))
-    read = [label for label in (labels.get(text_key(text)) for text in writings) if label is not None]
+    read = [label for label in (labels.get(text_key(text)) for text in _writings(candidate)) if label is not None]
     defects = [label for label in read if label not in (GOOD, FRAGMENT)]
     if GOOD in read and not defects:
         return GOOD
     return (defects or read or [None])[0]
+
+
+def _writings(candidate) -> tuple[str, ...]:
+    """A candidate's other writings: its forms, then its cluster's surfaces."""
+    return (*candidate.node.forms, *(candidate.cluster.surface if candidate.cluster is not None else ()))
 
 
 def signed_writing(candidate, labels: dict[str, str]) -> str:
@@ -147,7 +151,7 @@ def signed_writing(candidate, labels: dict[str, str]) -> str:
     text = candidate.node.text
     if labels.get(text_key(text)) is not None:
         return text
-    writings = (*candidate.node.forms, *(candidate.cluster.surface if candidate.cluster is not None else ()))
+    writings = _writings(candidate)
     for wanted in (GOOD, FRAGMENT):
         for writing in writings:
             if labels.get(text_key(writing)) == wanted:
