@@ -254,8 +254,8 @@ def _node_texts(path: str) -> dict[str, list[str]]:
 def cmd_signoff_sheet(args) -> int:
     from node_builder.signoff import write_sheets
 
-    if sum(bool(x) for x in (args.revise, args.unread, args.propose, args.forms)) > 1:
-        raise InputError("--revise, --unread, --propose and --forms are different sheets: give one")
+    if sum(bool(x) for x in (args.revise, args.unread, args.propose, args.forms, args.disputes)) > 1:
+        raise InputError("--revise, --unread, --propose, --forms and --disputes are different sheets: give one")
     if args.shipped and not args.revise:
         raise InputError("--shipped DATA.jsonl narrows revision sheets: give --revise VERDICTS.jsonl too")
     if (args.only or args.solutions != 1) and not args.propose:
@@ -273,6 +273,11 @@ def cmd_signoff_sheet(args) -> int:
 
         written = write_forms_sheets(args.benchmark, specs, Path(args.out_dir), _signoffs(args.forms), args.parts,
                                      quiet=args.quiet)
+    elif args.disputes:
+        from node_builder.signoff import write_dispute_sheets
+
+        written = write_dispute_sheets(args.benchmark, specs, Path(args.out_dir), _signoffs(args.disputes), args.parts,
+                                       quiet=args.quiet)
     elif args.propose:
         from node_builder.signoff import write_proposal_sheets
 
@@ -395,6 +400,10 @@ def make_parser() -> argparse.ArgumentParser:
                     help="forms sheets instead: the proposals of these verdicts that too few voices state as "
                          "written, each with the closest lines of every voice's solution, for the reviewer to copy "
                          "the result as the voices write it (answers: JSON lines {id, forms: {P1: [texts]}})")
+    sh.add_argument("--disputes", metavar="VERDICTS.jsonl",
+                    help="dispute sheets instead: the signable candidates whose writings these verdicts label "
+                         "both GOOD and a defect, for a third reviewer (answers as for the first sheets; every "
+                         "writing of a candidate takes the answer's label)")
     sh.add_argument("--solutions", type=positive_int, default=1,
                     help="proposal sheets: show the solutions of this many model voices (default 1)")
     sh.add_argument("--only", metavar="IDS", help="proposal sheets: only the problems this file lists, one id per line")
@@ -404,7 +413,7 @@ def make_parser() -> argparse.ArgumentParser:
     im = sub.add_parser("signoff-import", help="merge a reviewer's answer lines into a verdict file")
     im.add_argument("--sheet-dir", required=True,
                     help="the signoff-sheet folder (its candidates.json; proposals.json for proposal sheets, "
-                         "forms.json for forms sheets)")
+                         "forms.json for forms sheets, disputes.json for dispute sheets)")
     im.add_argument("--answers", nargs="+", required=True,
                     help="answer files: one 'ID: 1G 2R ...' line per problem (proposals: JSON lines)")
     im.add_argument("--reviewer", required=True, help="who signed (kept with each verdict)")

@@ -33,7 +33,12 @@ The round trip (``python -m node_builder signoff-sheet`` / ``signoff-import``):
    beside the closest lines of every voice's solution; the reviewer copies the same result as
    the voices write it (:func:`forms_from_lines`), and those ``forms`` join the proposal's
    matcher forms where :func:`form_of` lets them (same kind, a shared side value, not a
-   candidate judged on its own, no refine rule against it).
+   candidate judged on its own, no refine rule against it);
+6. dispute sheets (:func:`write_dispute_sheets`) show each signable candidate whose writings two
+   verdicts label differently (one GOOD, another a defect that is not a duplicate: a proposal
+   signed GOOD that a first sheet's reviewer had labelled ROUTE in the voices' writing) to a third
+   reviewer, without the labels; the answer (``ID: 1G 2R``) labels every writing of the candidate
+   (:func:`dispute_rows`), so the build reads one verdict where it read the first defect.
 
 Example:
     >>> verdicts_from_lines(["t/1: 1G 2F"], {"t/1": ["x = 7", "7"]}, reviewer="r1")
@@ -621,6 +626,105 @@ def write_forms_sheets(benchmark: str, sources: list[str], out_dir: Path, verdic
             "sheets": sheets}
 
 
+def disputed(evidence: Evidence, rule: ConsensusRule, labels: dict[str, str]) -> list[tuple]:
+    r"""``(candidate, k, n, writings)`` of the signable candidates (:func:`node_builder.consensus.signable`)
+    whose labelled writings (its text, forms and cluster surfaces that ``labels`` holds, as text
+    keys) carry GOOD and a defect other than a duplicate (FRAGMENT): two reviewers disagree and the
+    build reads the defect (:func:`signed_label`). A writing belongs to the first such candidate.
+
+    >>> from node_builder.schema import Problem, Trajectory
+    >>> from node_builder.evidence import gather
+    >>> texts = ["Morning: 5 x 5 = 25 liters; afternoon 30; 55.", "He gets 5 x 5 = 25, then 6 x 5 = 30: 55.",
+    ...          "5 x 5 = 25 and 6 x 5 = 30 liters, so 25 + 30 = 55."]
+    >>> p = Problem("t/1", "t", "Baldur gets 5 pails of water every morning and 6 every afternoon, 5 liters each. "
+    ...             "How many liters a day?", "55",
+    ...             trajectories=[Trajectory(t, f"model:{v}", True, voice=v) for v, t in zip("ABC", texts)])
+    >>> labels = {"5 x 5 = 25": "ROUTE", "5 \\times 5 = 25": "GOOD"}  # a first sheet's, then a proposal
+    >>> evidence = gather(p, None, proposed_nodes(Verdicts(labels, ("5 \\times 5 = 25",)), p))
+    >>> [(c.node.text, w) for c, _, _, w in disputed(evidence, ConsensusRule(), labels)]
+    [('5 x 5 = 25', ('5 x 5 = 25', '5 \\times 5 = 25'))]
+    """
+    out, claimed = [], set()
+    for candidate, k, n in signable(evidence, rule):
+        writings = tuple(key for key in dict.fromkeys(text_key(t) for t in (candidate.node.text, *_writings(candidate)))
+                         if key in labels and key not in claimed)
+        read = {labels[key] for key in writings}
+        if GOOD in read and read - {GOOD, FRAGMENT}:
+            claimed.update(writings)
+            out.append((candidate, k, n, writings))
+    return out
+
+
+def dispute_block(evidence: Evidence, rows: list[tuple], labels: dict[str, str]) -> str:
+    """The dispute sheet block of one problem: its header, what is signed GOOD outside the
+    disputes, and each disputed candidate with ``[k/n]`` voices, its other labelled writings and a
+    line of one solution around it -- no label (the third reviewer reads unbiased)."""
+    lines = _header(evidence.problem, next((t.text for t in evidence.problem.trajectories if t.voice == "reference"),
+                                           "") or evidence.problem.solution or "", 900)
+    disputed_keys = {key for *_, writings in rows for key in writings}
+    signed = [text for text, label in labels.items() if label == GOOD and text not in disputed_keys]
+    lines.append("SIGNED: " + (" ;; ".join(signed) if signed else "(none)"))
+    lines.append("DISPUTED (voices stating it / voices):")
+    for i, (candidate, k, n, writings) in enumerate(rows, 1):
+        first = min(candidate.hits, key=lambda t: candidate.hits[t])
+        also = [w for w in writings if w != text_key(candidate.node.text)]
+        shown = f"  (also written: {' ;; '.join(also)})" if also else ""
+        lines.append(f"  {i}. [{k}/{n}] {candidate.node.text}{shown}    | "
+                     f"...{_context(evidence.trajectories[first].text, candidate.hits[first])}...")
+    return "\n".join(lines) + "\n"
+
+
+def write_dispute_sheets(benchmark: str, sources: list[str], out_dir: Path, verdicts: dict[str, Verdicts],
+                         parts: int = 1, quiet: bool = True) -> dict:
+    """Dispute sheets ``disputes1.md..`` of every problem with :func:`disputed` candidates under
+    ``verdicts`` (:func:`dispute_block`), and ``disputes.json`` (problem id -> each disputed
+    candidate's labelled writings, in sheet order). The reviewer answers one line per problem,
+    ``ID: 1G 2R`` (:data:`CODES`), and :func:`dispute_rows` turns it into verdicts."""
+    from tqdm import tqdm
+
+    from node_builder.build import import_problems
+    from node_builder.evidence import gather
+    from node_builder.filter import filter_problem
+
+    problems = import_problems(sources, benchmark, None).problems
+    blocks, listed = [], {}
+    for problem in tqdm(problems, desc=f"{benchmark} dispute sheets", unit="problem", disable=quiet):
+        mine = verdicts.get(problem.id)
+        if mine is None:
+            continue
+        filter_problem(problem)
+        evidence = gather(problem, None, proposed_nodes(mine, problem))
+        rows = disputed(evidence, ConsensusRule(), mine.labels)
+        if rows:
+            blocks.append(dispute_block(evidence, rows, mine.labels))
+            listed[problem.id] = [list(writings) for *_, writings in rows]
+    sheets = _write_parts(blocks, out_dir, "disputes", parts)
+    (out_dir / "disputes.json").write_text(json.dumps(listed, ensure_ascii=False), encoding="utf-8")
+    return {"problems": len(problems), "on_sheets": len(listed), "disputed": sum(map(len, listed.values())),
+            "sheets": sheets}
+
+
+def dispute_rows(lines, listed: dict[str, list[list[str]]], reviewer: str,
+                 earlier: dict[str, Verdicts] | None = None) -> list[dict]:
+    """Verdict rows of a dispute sheet's answer lines (``ID: 1G 2R``): each answered candidate's
+    every labelled writing takes the third reviewer's label, except a proposal signed GOOD where
+    the answer is GOOD (it keeps its line and forms). :class:`SignoffError` as for
+    :func:`verdicts_from_lines`.
+
+    >>> [(row["text"], row["label"]) for row in dispute_rows(["t/1: 1G"], {"t/1": [["5 x 5 = 25", "5 \\times 5 = 25"]]}, "r3")]
+    [('5 x 5 = 25', 'GOOD'), ('5 \\times 5 = 25', 'GOOD')]
+    """
+    firsts = {pid: [writings[0] for writings in groups] for pid, groups in listed.items()}
+    out = []
+    for row in verdicts_from_lines(lines, firsts, reviewer):
+        mine = earlier.get(row["id"]) if earlier else None
+        for writing in listed[row["id"]][firsts[row["id"]].index(row["text"])]:
+            if row["label"] == GOOD and mine is not None and writing in mine.proposed:
+                continue  # a signed proposal stays as it is, forms and all
+            out.append({**row, "text": writing})
+    return out
+
+
 def forms_from_lines(lines, listed: dict[str, list[str]], where: str = "forms") -> list[tuple[str, str, list[str]]]:
     """``(problem id, proposal text, forms)`` of JSON lines ``{"id", "forms": {"P1": [texts]}}``
     against a forms sheet's proposals; :class:`SignoffError` names the line of an unknown id or
@@ -658,6 +762,8 @@ def import_answers(sheet_dir: Path, answers: list[Path], reviewer: str, out: Pat
         return _import_proposals(sheet_dir, answers, reviewer, out)
     if (sheet_dir / "forms.json").exists():
         return _import_forms(sheet_dir, answers, reviewer, out)
+    if (sheet_dir / "disputes.json").exists():
+        return _import_disputes(sheet_dir, answers, reviewer, out)
     candidates = json.loads((sheet_dir / "candidates.json").read_text(encoding="utf-8"))
     new: list[dict] = []
     unlabelled = 0
@@ -735,6 +841,20 @@ def _import_forms(sheet_dir: Path, answers: list[Path], reviewer: str, out: Path
                 row["forms"], row["forms_reviewer"] = forms, reviewer
     Path(out).write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), encoding="utf-8")
     return {"proposals": len(found), "forms": added, "missing": len(set(written) - found), "file_verdicts": len(rows)}
+
+
+def _import_disputes(sheet_dir: Path, answers: list[Path], reviewer: str, out: Path) -> dict:
+    """Dispute answers merged into ``out``: every writing of an answered candidate carries the
+    third reviewer's label (:func:`dispute_rows`); a proposal relabelled a defect stops being one."""
+    listed = json.loads((sheet_dir / "disputes.json").read_text(encoding="utf-8"))
+    earlier = load_signoffs(Path(out)) if Path(out).exists() else {}
+    new = [row for path in answers
+           for row in dispute_rows(Path(path).read_text(encoding="utf-8").splitlines(), listed, reviewer, earlier)]
+    changed = {(row["id"], row["text"]) for row in new}
+    rows = _merge(out, new, lambda row: (row["id"], text_key(row["text"])) in changed)
+    answered = {(row["id"], row["text"]) for row in new}
+    return {"problems": len({pid for pid, _ in answered}), "relabelled": len(new),
+            "good": sum(row["label"] == GOOD for row in new), "file_verdicts": len(rows)}
 
 
 def _merge(out: Path, new: list[dict], replaced) -> list[dict]:

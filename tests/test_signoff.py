@@ -316,7 +316,7 @@ def test_sheet_kinds_are_exclusive(tmp_path):
     (tmp_path / "v.jsonl").write_text("")
     refused = _cli("signoff-sheet", "--benchmark", "gsm8k", "--source", f"gsm8k:{GSM8K / 'test.jsonl'}", "--out-dir",
                    "s", "--unread", "v.jsonl", "--revise", "v.jsonl", "--quiet", cwd=tmp_path)
-    assert refused.returncode == 2 and "--revise, --unread, --propose and --forms are different sheets" in refused.stderr
+    assert refused.returncode == 2 and "--revise, --unread, --propose, --forms and --disputes are different sheets" in refused.stderr
     refused = _cli("signoff-sheet", "--benchmark", "gsm8k", "--source", f"gsm8k:{GSM8K / 'test.jsonl'}", "--out-dir",
                    "s", "--shipped", "v.jsonl", "--quiet", cwd=tmp_path)
     assert refused.returncode == 2 and "--shipped DATA.jsonl narrows revision sheets" in refused.stderr
@@ -431,3 +431,60 @@ def test_a_second_signature_reads_only_the_shipped_nodes_without_their_labels(tm
     answers.write_text("t/1: 2F\n")
     assert import_answers(sheets, [answers], "b", out)["revised"] == 1
     assert load_signoffs(out)["t/1"] == Verdicts({"x = 7": "GOOD", "s = 7": "FRAGMENT"}, ())
+
+
+def _pails_problem():
+    """GSM8K test/200 in the voices' own writing: ``5 x 5 = 25`` (a first sheet's reviewer called
+    it ROUTE; a later reviewer proposed and signed ``5 \\times 5 = 25``)."""
+    texts = {"dbrx": "In the morning he gets 5 x 5 = 25 liters. In the afternoon 6 x 5 = 30 liters. 25 + 30 = 55.",
+             "gpt-4": "Morning: 5 x 5 = 25 liters, afternoon: 6 x 5 = 30 liters, so 55 liters a day.",
+             "gpt-3.5-turbo": "He gets 5 x 5 = 25 liters and 6 x 5 = 30 liters, 55 in total."}
+    return Problem("t/200", "t", "Baldur gets 5 pails of water every morning and 6 pails every afternoon. If each pail "
+                   "contains 5 liters of water, how many liters of water does he get every day?", "55",
+                   trajectories=[Trajectory(t, f"model:{v}", True, voice=v) for v, t in texts.items()])
+
+
+def test_a_third_reviewer_settles_a_disputed_candidate_for_all_its_writings(tmp_path):
+    """Two reviewers disagree on one result written two ways: the build reads the defect (the
+    candidate's own writing's ROUTE) and ships nothing. The dispute sheet shows it without labels;
+    the third reviewer's GOOD labels every writing (the proposal keeps its line), and the node
+    ships; a defect instead removes the proposal. Unanimous or duplicate-only labels are no dispute."""
+    from node_builder.signoff import dispute_block, disputed, import_answers
+
+    problem = _pails_problem()
+    rows = [{"id": "t/200", "text": "5 x 5 = 25", "label": "ROUTE", "reviewer": "a"},
+            {"id": "t/200", "text": "6 x 5 = 30", "label": "ROUTE", "reviewer": "a"},
+            {"id": "t/200", "text": "5 \\times 5 = 25", "label": "GOOD", "reviewer": "b", "proposed": True,
+             "forms": ["5 \\cdot 5 = 25"]}]
+    out = tmp_path / "v.jsonl"
+    out.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    verdicts = load_signoffs(out)["t/200"]
+    evidence = gather(problem, None, proposed_nodes(verdicts, problem))
+    assert "25" not in " ".join(n.text for n in select(evidence, ConsensusRule(), signed=verdicts.labels).nodes)
+    found = disputed(evidence, ConsensusRule(), verdicts.labels)
+    assert [(c.node.text, k, n, w) for c, k, n, w in found] == [("5 x 5 = 25", 3, 3, ("5 x 5 = 25", "5 \\times 5 = 25"))]
+    block = dispute_block(evidence, found, verdicts.labels)
+    assert "1. [3/3] 5 x 5 = 25  (also written: 5 \\times 5 = 25)    | ..." in block
+    assert "ROUTE" not in block and "GOOD" not in block and "SIGNED: (none)" in block
+    assert disputed(evidence, ConsensusRule(), {"5 x 5 = 25": "FRAGMENT", "5 \\times 5 = 25": "GOOD"}) == []
+    assert disputed(evidence, ConsensusRule(), {"5 x 5 = 25": "ROUTE"}) == []
+
+    sheets = tmp_path / "d"
+    sheets.mkdir()
+    (sheets / "disputes.json").write_text(json.dumps({"t/200": [list(found[0][3])]}))
+    answers = tmp_path / "a.txt"
+    answers.write_text("t/200: 1G\n")
+    assert import_answers(sheets, [answers], "c", out) == {"problems": 1, "relabelled": 1, "good": 1, "file_verdicts": 3}
+    settled = load_signoffs(out)["t/200"]
+    assert settled.labels["5 x 5 = 25"] == "GOOD" and settled.forms == {"5 \\times 5 = 25": ("5 \\cdot 5 = 25",)}
+    assert settled.labels["6 x 5 = 30"] == "ROUTE"  # not on the sheet: untouched
+    shipped = select(evidence, ConsensusRule(), signed=settled.labels).nodes
+    assert [n.text for n in shipped] == ["5 x 5 = 25"]
+
+    answers.write_text("t/200: 1R\n")
+    assert import_answers(sheets, [answers], "c", out)["relabelled"] == 2
+    overruled = load_signoffs(out)["t/200"]
+    assert overruled.proposed == () and set(overruled.labels.values()) == {"ROUTE"}
+    with pytest.raises(SignoffError, match="'2G' is no NUMBER"):
+        answers.write_text("t/200: 2G\n")
+        import_answers(sheets, [answers], "c", out)
