@@ -331,8 +331,7 @@ def sheet_of(evidence: Evidence, rule: ConsensusRule, limit: int = SHEET_LIMIT, 
     problem = evidence.problem
     rows = sheet_candidates(evidence, rule, limit, read=unread, only=only,
                             labels=verdicts.labels if verdicts is not None else None)
-    reference = next((t.text for t in problem.trajectories if t.voice == "reference"), "") or problem.solution or ""
-    lines = _header(problem, reference, reference_chars)
+    lines = _header(problem, _reference(problem), reference_chars)
     if unread is not None:
         lines.append(_signed_line(unread))
     lines.append(f"CANDIDATES (voices stating it / voices): {'none' if not rows else ''}")
@@ -340,6 +339,11 @@ def sheet_of(evidence: Evidence, rule: ConsensusRule, limit: int = SHEET_LIMIT, 
         shown = f"  <{label or 'UNREAD'}>" if verdicts is not None else ""
         lines.append(f"  {i}. [{k}/{n}] {text}{shown}    | ...{context}...")
     return "\n".join(lines) + "\n", [text for text, *_ in rows]
+
+
+def _reference(problem) -> str:
+    """The reference solution a sheet shows: the human-written trajectory's text, else the problem's."""
+    return next((t.text for t in problem.trajectories if t.voice == "reference"), "") or problem.solution or ""
 
 
 def _header(problem, reference: str, chars: int) -> list[str]:
@@ -655,15 +659,14 @@ def disputed(evidence: Evidence, rule: ConsensusRule, labels: dict[str, str]) ->
     return out
 
 
-def dispute_block(evidence: Evidence, rows: list[tuple], labels: dict[str, str]) -> str:
+def dispute_block(evidence: Evidence, rows: list[tuple], labels: dict[str, str], reference_chars: int = 900) -> str:
     """The dispute sheet block of one problem: its header, what is signed GOOD outside the
-    disputes, and each disputed candidate with ``[k/n]`` voices, its other labelled writings and a
-    line of one solution around it -- no label (the third reviewer reads unbiased)."""
-    lines = _header(evidence.problem, next((t.text for t in evidence.problem.trajectories if t.voice == "reference"),
-                                           "") or evidence.problem.solution or "", 900)
+    disputes, and each disputed candidate (``rows`` of :func:`disputed`) with ``[k/n]`` voices, its
+    other labelled writings and a line of one solution around it -- no label (the third reviewer
+    reads unbiased)."""
+    lines = _header(evidence.problem, _reference(evidence.problem), reference_chars)
     disputed_keys = {key for *_, writings in rows for key in writings}
-    signed = [text for text, label in labels.items() if label == GOOD and text not in disputed_keys]
-    lines.append("SIGNED: " + (" ;; ".join(signed) if signed else "(none)"))
+    lines.append(_signed_line(Verdicts({key: label for key, label in labels.items() if key not in disputed_keys})))
     lines.append("DISPUTED (voices stating it / voices):")
     for i, (candidate, k, n, writings) in enumerate(rows, 1):
         first = min(candidate.hits, key=lambda t: candidate.hits[t])
@@ -852,8 +855,7 @@ def _import_disputes(sheet_dir: Path, answers: list[Path], reviewer: str, out: P
            for row in dispute_rows(Path(path).read_text(encoding="utf-8").splitlines(), listed, reviewer, earlier)]
     changed = {(row["id"], row["text"]) for row in new}
     rows = _merge(out, new, lambda row: (row["id"], text_key(row["text"])) in changed)
-    answered = {(row["id"], row["text"]) for row in new}
-    return {"problems": len({pid for pid, _ in answered}), "relabelled": len(new),
+    return {"problems": len({pid for pid, _ in changed}), "relabelled": len(new),
             "good": sum(row["label"] == GOOD for row in new), "file_verdicts": len(rows)}
 
 
