@@ -488,3 +488,35 @@ def test_a_third_reviewer_settles_a_disputed_candidate_for_all_its_writings(tmp_
     with pytest.raises(SignoffError, match="'2G' is no NUMBER"):
         answers.write_text("t/200: 2G\n")
         import_answers(sheets, [answers], "c", out)
+
+
+def test_the_dispute_round_trip_on_real_gsm8k_solutions(tmp_path):
+    """GSM8K test/3 as the shipped verdicts had it: the solutions' ``3*3=9`` labelled ROUTE on a
+    first sheet, ``3 \\times 3 = 9`` proposed and signed GOOD later. The build reads the defect;
+    ``--disputes`` lists the step for a third reviewer, whose GOOD makes it a node."""
+    sources = ["--source", f"gsm8k:{GSM8K / 'test.jsonl'}", "--source", f"gsm8k-socratic:{GSM8K / 'test_socratic.jsonl'}"]
+    (tmp_path / "v.jsonl").write_text("".join(json.dumps(r) + "\n" for r in [
+        {"id": "gsm8k/test/3", "text": "3*3=9", "label": "ROUTE", "reviewer": "a"},
+        {"id": "gsm8k/test/3", "text": "9", "label": "FRAGMENT", "reviewer": "a"},
+        {"id": "gsm8k/test/3", "text": "3 \\times 3 = 9", "label": "GOOD", "reviewer": "b", "proposed": True}]))
+
+    def build(name):
+        done = _cli("build", "--benchmark", "gsm8k", *sources, "--out", f"{name}.jsonl", "--workdir", name,
+                    "--signoff", "v.jsonl", "--quiet", cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        return next(json.loads(line) for line in (tmp_path / f"{name}.jsonl").read_text().splitlines()
+                    if json.loads(line)["id"] == "gsm8k/test/3")
+
+    assert build("before")["nodes"] == []
+    sheet = _cli("signoff-sheet", "--benchmark", "gsm8k", *sources, "--out-dir", "d", "--disputes", "v.jsonl",
+                 "--quiet", cwd=tmp_path)
+    assert sheet.returncode == 0, sheet.stderr
+    listed = json.loads((tmp_path / "d" / "disputes.json").read_text())
+    assert listed == {"gsm8k/test/3": [["3*3=9", "3 \\times 3 = 9"]]}
+    shown = (tmp_path / "d" / "disputes1.md").read_text()
+    assert "1. [" in shown and "ROUTE" not in shown
+    (tmp_path / "a.txt").write_text("gsm8k/test/3: 1G\n")
+    imported = _cli("signoff-import", "--sheet-dir", "d", "--answers", "a.txt", "--reviewer", "c", "--out", "v.jsonl",
+                    cwd=tmp_path)
+    assert imported.returncode == 0 and json.loads(imported.stderr)["good"] == 1, imported.stderr
+    assert [n["text"] for n in build("after")["nodes"]] == ["3*3=9"]
