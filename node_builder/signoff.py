@@ -633,8 +633,10 @@ def write_forms_sheets(benchmark: str, sources: list[str], out_dir: Path, verdic
 def disputed(evidence: Evidence, rule: ConsensusRule, labels: dict[str, str]) -> list[tuple]:
     r"""``(candidate, k, n, writings)`` of the signable candidates (:func:`node_builder.consensus.signable`)
     whose labelled writings (its text, forms and cluster surfaces that ``labels`` holds, as text
-    keys) carry GOOD and a defect other than a duplicate (FRAGMENT): two reviewers disagree and the
-    build reads the defect (:func:`signed_label`). A writing belongs to the first such candidate.
+    keys) carry GOOD and either a defect other than a duplicate (FRAGMENT), or a FRAGMENT on the
+    candidate's own text, which the build reads first (:func:`signed_label`): two reviewers
+    disagree, and the build ships the step or drops it by whichever verdict it reads first. A
+    writing belongs to the first such candidate.
 
     >>> from node_builder.schema import Problem, Trajectory
     >>> from node_builder.evidence import gather
@@ -653,7 +655,7 @@ def disputed(evidence: Evidence, rule: ConsensusRule, labels: dict[str, str]) ->
         writings = tuple(key for key in dict.fromkeys(text_key(t) for t in (candidate.node.text, *_writings(candidate)))
                          if key in labels and key not in claimed)
         read = {labels[key] for key in writings}
-        if GOOD in read and read - {GOOD, FRAGMENT}:
+        if GOOD in read and (read - {GOOD, FRAGMENT} or signed_label(candidate, labels) != GOOD):
             claimed.update(writings)
             out.append((candidate, k, n, writings))
     return out

@@ -448,7 +448,8 @@ def test_a_third_reviewer_settles_a_disputed_candidate_for_all_its_writings(tmp_
     """Two reviewers disagree on one result written two ways: the build reads the defect (the
     candidate's own writing's ROUTE) and ships nothing. The dispute sheet shows it without labels;
     the third reviewer's GOOD labels every writing (the proposal keeps its line), and the node
-    ships; a defect instead removes the proposal. Unanimous or duplicate-only labels are no dispute."""
+    ships; a defect instead removes the proposal. A FRAGMENT (a duplicate) is a dispute only on
+    the candidate's own text, which the build reads first; one verdict alone is none."""
     from node_builder.signoff import dispute_block, disputed, import_answers
 
     problem = _pails_problem()
@@ -466,7 +467,9 @@ def test_a_third_reviewer_settles_a_disputed_candidate_for_all_its_writings(tmp_
     block = dispute_block(evidence, found, verdicts.labels)
     assert "1. [3/3] 5 x 5 = 25  (also written: 5 \\times 5 = 25)    | ..." in block
     assert "ROUTE" not in block and "GOOD" not in block and "SIGNED: (none)" in block
-    assert disputed(evidence, ConsensusRule(), {"5 x 5 = 25": "FRAGMENT", "5 \\times 5 = 25": "GOOD"}) == []
+    duplicate = disputed(evidence, ConsensusRule(), {"5 x 5 = 25": "FRAGMENT", "5 \\times 5 = 25": "GOOD"})
+    assert [c.node.text for c, *_ in duplicate] == ["5 x 5 = 25"]  # the build reads the own text's FRAGMENT first
+    assert disputed(evidence, ConsensusRule(), {"5 x 5 = 25": "GOOD", "5 \\times 5 = 25": "FRAGMENT"}) == []
     assert disputed(evidence, ConsensusRule(), {"5 x 5 = 25": "ROUTE"}) == []
 
     sheets = tmp_path / "d"
