@@ -88,7 +88,7 @@ class TextIndex:
         self._joined: str | None = None
         self._token_at: dict[int, int] | None = None
         self._chains: list[Chain] | None = None
-        self._terms: list[Chain] | None = None
+        self._terms: list[tuple] | None = None  # term chains as _term_entry rows
         self._numbers: frozenset | None = None
         self._sides: dict[str, list[tuple[int, int]]] | None = None
         self._by_length: dict[int, list[tuple[int, int]]] | None = None
@@ -266,23 +266,26 @@ class TextIndex:
                 self._numbers = frozenset(k for k, kind in zip(self.toks.keys, self.toks.kinds) if kind == NUM)
             if any(k not in self._numbers for k in (*left[0], *right[0]) if k[0] == "#"):
                 return None
-            self._terms = term_chains(self.toks, self.chains)
+            self._terms = [self._term_entry(chain) for chain in term_chains(self.toks, self.chains)]
         if not self._terms:
             return None
         want = {SEP.join(left[0]), SEP.join(right[0])}
         want_comm = {_form_commutative_key(tuple(left[0]), tuple(left[1])),
                      _form_commutative_key(tuple(right[0]), tuple(right[1]))}
-        keys, kinds = self.toks.keys, self.toks.kinds
         best = None
-        for chain in self._terms:
-            a, b = chain.sides
-            if {a.key, b.key} != want and {commutative_key(keys[a.lo:a.hi], kinds[a.lo:a.hi]),
-                                           commutative_key(keys[b.lo:b.hi], kinds[b.lo:b.hi])} != want_comm:
-                continue
-            span = (min(a.start, b.start), max(a.end, b.end))
-            if best is None or span[1] < best[1]:
+        for exact, comm, span in self._terms:
+            if (exact == want or comm == want_comm) and (best is None or span[1] < best[1]):
                 best = span
         return best
+
+    def _term_entry(self, chain: Chain) -> tuple:
+        """A term chain as ``(exact side keys, commutative side keys, span)``, computed once per text."""
+        a, b = chain.sides
+        keys, kinds = self.toks.keys, self.toks.kinds
+        self.deadline.check()
+        comm = frozenset((commutative_key(keys[a.lo:a.hi], kinds[a.lo:a.hi]),
+                          commutative_key(keys[b.lo:b.hi], kinds[b.lo:b.hi])))
+        return frozenset((a.key, b.key)), comm, (min(a.start, b.start), max(a.end, b.end))
 
     def _find_pair(self, left, right, rel, commutative: bool) -> tuple[int, int] | None:
         """Span of the earliest pair of chain sides, one equal to ``left`` and one to ``right``,

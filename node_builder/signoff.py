@@ -588,6 +588,23 @@ def forms_block(evidence: Evidence, texts: list[str], supports: list[int]) -> st
     return "\n".join(lines) + "\n"
 
 
+def _signed_evidence(problems: list, verdicts: dict[str, Verdicts], desc: str, quiet: bool,
+                     proposing: bool = False):
+    """``(problem, its verdicts, its evidence with the reviewer's proposals)`` of every problem
+    ``verdicts`` cover (with ``proposing``, that has proposals), filtered, with a progress bar."""
+    from tqdm import tqdm
+
+    from node_builder.evidence import gather
+    from node_builder.filter import filter_problem
+
+    for problem in tqdm(problems, desc=desc, unit="problem", disable=quiet):
+        mine = verdicts.get(problem.id)
+        if mine is None or (proposing and not mine.proposed):
+            continue
+        filter_problem(problem)
+        yield problem, mine, gather(problem, None, proposed_nodes(mine, problem))
+
+
 def write_forms_sheets(benchmark: str, sources: list[str], out_dir: Path, verdicts: dict[str, Verdicts],
                        parts: int = 1, quiet: bool = True) -> dict:
     """Forms sheets ``forms1.md..`` of the proposals of ``verdicts`` that no rule drops but too
@@ -595,21 +612,13 @@ def write_forms_sheets(benchmark: str, sources: list[str], out_dir: Path, verdic
     voices or more (:func:`forms_block`); and ``forms.json`` (problem id -> those proposals' texts
     in sheet order). The reviewer answers JSON lines ``{"id", "forms": {"P1": [texts]}}``: the
     same result as the voices write it (:func:`forms_from_lines`)."""
-    from tqdm import tqdm
-
     from node_builder.build import import_problems
-    from node_builder.evidence import gather
-    from node_builder.filter import filter_problem
 
     rule = ConsensusRule()
     problems = import_problems(sources, benchmark, None).problems
     blocks, listed = [], {}
-    for problem in tqdm(problems, desc=f"{benchmark} forms sheets", unit="problem", disable=quiet):
-        mine = verdicts.get(problem.id)
-        if mine is None or not mine.proposed:
-            continue
-        filter_problem(problem)
-        evidence = gather(problem, None, proposed_nodes(mine, problem))
+    for problem, _, evidence in _signed_evidence(problems, verdicts, f"{benchmark} forms sheets", quiet,
+                                                 proposing=True):
         n = len(evidence.voices)
         if n < 2:
             continue
@@ -685,20 +694,11 @@ def write_dispute_sheets(benchmark: str, sources: list[str], out_dir: Path, verd
     ``verdicts`` (:func:`dispute_block`), and ``disputes.json`` (problem id -> each disputed
     candidate's labelled writings, in sheet order). The reviewer answers one line per problem,
     ``ID: 1G 2R`` (:data:`CODES`), and :func:`dispute_rows` turns it into verdicts."""
-    from tqdm import tqdm
-
     from node_builder.build import import_problems
-    from node_builder.evidence import gather
-    from node_builder.filter import filter_problem
 
     problems = import_problems(sources, benchmark, None).problems
     blocks, listed = [], {}
-    for problem in tqdm(problems, desc=f"{benchmark} dispute sheets", unit="problem", disable=quiet):
-        mine = verdicts.get(problem.id)
-        if mine is None:
-            continue
-        filter_problem(problem)
-        evidence = gather(problem, None, proposed_nodes(mine, problem))
+    for problem, mine, evidence in _signed_evidence(problems, verdicts, f"{benchmark} dispute sheets", quiet):
         rows = disputed(evidence, ConsensusRule(), mine.labels)
         if rows:
             blocks.append(dispute_block(evidence, rows, mine.labels))
