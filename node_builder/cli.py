@@ -153,6 +153,21 @@ def _signoffs(path: Path | None) -> dict | None:
         raise InputError(f"--signoff {err}") from None
 
 
+def _audits(path: str | None, benchmark: str, shipped: str | None) -> dict | None:
+    """The audit verdicts of ``path`` on the nodes the data file ``shipped`` holds (``--audit``)."""
+    from node_builder.signoff import SignoffError, audit_labels, text_key
+
+    if path is None:
+        return None
+    if not Path(path).is_file():
+        raise InputError(f"--audit {path}: no such file")
+    ships = {rid: {text_key(t) for t in texts} for rid, texts in _node_texts(shipped).items()}
+    try:
+        return audit_labels(Path(path), benchmark, ships)
+    except (SignoffError, UnicodeDecodeError) as err:
+        raise InputError(f"--audit {err}") from None
+
+
 def cmd_build(args) -> int:
     if args.extractor == "llm" and not args.backend:
         raise InputError("--extractor llm needs a --backend (and --model) to prompt")
@@ -256,7 +271,10 @@ def cmd_signoff_sheet(args) -> int:
 
     if sum(bool(x) for x in (args.revise, args.unread, args.propose, args.forms, args.disputes)) > 1:
         raise InputError("--revise, --unread, --propose, --forms and --disputes are different sheets: give one")
-    if args.shipped and not args.revise:
+    if args.audit and not (args.disputes and args.shipped):
+        raise InputError("--audit AUDIT.jsonl adds disputes on what ships: give --disputes VERDICTS.jsonl and "
+                         "--shipped DATA.jsonl too")
+    if args.shipped and not (args.revise or args.audit):
         raise InputError("--shipped DATA.jsonl narrows revision sheets: give --revise VERDICTS.jsonl too")
     if (args.only or args.solutions != 1) and not args.propose:
         raise InputError("--only and --solutions are for proposal sheets (--propose VERDICTS.jsonl)")
@@ -277,7 +295,8 @@ def cmd_signoff_sheet(args) -> int:
         from node_builder.signoff import write_dispute_sheets
 
         written = write_dispute_sheets(args.benchmark, specs, Path(args.out_dir), _signoffs(args.disputes), args.parts,
-                                       quiet=args.quiet)
+                                       quiet=args.quiet,
+                                       audits=_audits(args.audit, args.benchmark, args.shipped))
     elif args.propose:
         from node_builder.signoff import write_proposal_sheets
 
@@ -392,7 +411,8 @@ def make_parser() -> argparse.ArgumentParser:
                          "sheet's limit, or new), after what they sign; answers merge like a revision")
     sh.add_argument("--shipped", metavar="DATA.jsonl",
                     help="with --revise: revision sheets of the nodes these records ship, every one shown "
-                         "without its label (a second signature on what ships)")
+                         "without its label (a second signature on what ships); with --audit: the nodes whose "
+                         "audits count")
     sh.add_argument("--propose", metavar="VERDICTS.jsonl",
                     help="proposal sheets instead: every solved problem with what these verdicts sign, for the "
                          "reviewer to add the key results it misses (answers: JSON lines {id, propose: [texts]})")
@@ -404,6 +424,10 @@ def make_parser() -> argparse.ArgumentParser:
                     help="dispute sheets instead: the signable candidates whose writings these verdicts label "
                          "both GOOD and a defect, for a third reviewer (answers as for the first sheets; every "
                          "writing of a candidate takes the answer's label)")
+    sh.add_argument("--audit", metavar="AUDIT.jsonl",
+                    help="with --disputes and --shipped: also a shipped node that these audit verdicts "
+                         "(benchmarks/node_audit/precision.jsonl) label otherwise more often than GOOD (the "
+                         "signature and the audits at least tie)")
     sh.add_argument("--solutions", type=positive_int, default=1,
                     help="proposal sheets: show the solutions of this many model voices (default 1)")
     sh.add_argument("--only", metavar="IDS", help="proposal sheets: only the problems this file lists, one id per line")

@@ -80,13 +80,15 @@ _CODE = re.compile(r"^(?P<n>\d+)(?P<code>[A-Za-z])$")
 @dataclass(frozen=True)
 class Verdicts:
     """A reviewer's word on one problem: ``labels`` (candidate text key -> label, proposals
-    included as GOOD), ``proposed`` (key results the reviewer wrote in, in file order) and
+    included as GOOD), ``proposed`` (key results the reviewer wrote in, in file order),
     ``forms`` (a proposal's text key -> the other ways the voices write that same result, copied
-    from their solutions on a forms sheet)."""
+    from their solutions on a forms sheet) and ``settled`` (what a third reviewer decided)."""
 
     labels: dict[str, str]
     proposed: tuple[str, ...] = ()
     forms: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    #: text keys a third reviewer labelled on a dispute sheet: settled, never disputed again
+    settled: frozenset = frozenset()
 
 
 class SignoffError(ValueError):
@@ -171,6 +173,7 @@ def load_signoffs(path: Path) -> dict[str, Verdicts]:
     labels: dict[str, dict[str, str]] = {}
     proposed: dict[str, list[str]] = {}
     forms: dict[str, dict[str, tuple[str, ...]]] = {}
+    settled: dict[str, set] = {}
     for number, row in _json_lines(Path(path).read_text(encoding="utf-8").splitlines(), str(path)):
         if not isinstance(row, dict) or not all(isinstance(row.get(f), str) for f in ("id", "text", "label")):
             raise SignoffError(f"{path}:{number}: a verdict needs string fields id, text and label")
@@ -183,6 +186,8 @@ def load_signoffs(path: Path) -> dict[str, Verdicts]:
         if verdicts.get(key, row["label"]) != row["label"]:
             raise SignoffError(f"{path}:{number}: {row['id']} {key!r} is already labelled {verdicts[key]}")
         verdicts[key] = row["label"]
+        if row.get("settled"):
+            settled.setdefault(row["id"], set()).add(key)
         if row.get("proposed"):
             if row["label"] != GOOD:
                 raise SignoffError(f"{path}:{number}: a proposed key result is signed GOOD, not {row['label']}")
@@ -195,7 +200,8 @@ def load_signoffs(path: Path) -> dict[str, Verdicts]:
                                    f"1 to {MAX_FORM} characters")
             mine = forms.setdefault(row["id"], {})
             mine[key] = tuple(dict.fromkeys(mine.get(key, ()) + tuple(text_key(f) for f in written)))
-    return {pid: Verdicts(v, tuple(dict.fromkeys(proposed.get(pid, ()))), forms.get(pid, {}))
+    return {pid: Verdicts(v, tuple(dict.fromkeys(proposed.get(pid, ()))), forms.get(pid, {}),
+                          frozenset(settled.get(pid, ())))
             for pid, v in labels.items()}
 
 
@@ -639,13 +645,21 @@ def write_forms_sheets(benchmark: str, sources: list[str], out_dir: Path, verdic
             "sheets": sheets}
 
 
-def disputed(evidence: Evidence, rule: ConsensusRule, labels: dict[str, str]) -> list[tuple]:
+def disputed(evidence: Evidence, rule: ConsensusRule, labels: dict[str, str],
+             audited: dict[str, list[str]] | None = None, settled: frozenset = frozenset()) -> list[tuple]:
     r"""``(candidate, k, n, writings)`` of the signable candidates (:func:`node_builder.consensus.signable`)
-    whose labelled writings (its text, forms and cluster surfaces that ``labels`` holds, as text
-    keys) carry GOOD and either a defect other than a duplicate (FRAGMENT), or a FRAGMENT on the
-    candidate's own text, which the build reads first (:func:`signed_label`): two reviewers
-    disagree, and the build ships the step or drops it by whichever verdict it reads first. A
-    writing belongs to the first such candidate.
+    two verdicts disagree on, for a third reviewer:
+
+    - its labelled writings (its text, forms and cluster surfaces that ``labels`` holds, as text
+      keys) carry GOOD and either a defect other than a duplicate (FRAGMENT), or a FRAGMENT on
+      the candidate's own text, which the build reads first (:func:`signed_label`): the build
+      ships the step or drops it by whichever verdict it reads first; or
+    - it is signed GOOD (or ships as the computation of a value signed GOOD) and the audits of the shipped node (``audited``: text key -> the labels
+      independent auditors gave it, :func:`audit_labels`) call it something else more often than
+      GOOD: the signature and the audits at least tie.
+
+    A writing in ``settled`` (a third reviewer's already) is no dispute; a writing belongs to the
+    first such candidate.
 
     >>> from node_builder.schema import Problem, Trajectory
     >>> from node_builder.evidence import gather
@@ -658,15 +672,54 @@ def disputed(evidence: Evidence, rule: ConsensusRule, labels: dict[str, str]) ->
     >>> evidence = gather(p, None, proposed_nodes(Verdicts(labels, ("5 \\times 5 = 25",)), p))
     >>> [(c.node.text, w) for c, _, _, w in disputed(evidence, ConsensusRule(), labels)]
     [('5 x 5 = 25', ('5 x 5 = 25', '5 \\times 5 = 25'))]
+    >>> signed = {"5 x 5 = 25": "GOOD"}
+    >>> [c.node.text for c, *_ in disputed(evidence, ConsensusRule(), signed, {"5 x 5 = 25": ["ROUTE"]})]
+    ['5 x 5 = 25']
+    >>> disputed(evidence, ConsensusRule(), signed, {"5 x 5 = 25": ["ROUTE", "GOOD"]})  # two GOOD to one
+    []
     """
     out, claimed = [], set()
+    audited = audited or {}
     for candidate, k, n in signable(evidence, rule):
         writings = tuple(key for key in dict.fromkeys(text_key(t) for t in (candidate.node.text, *_writings(candidate)))
-                         if key in labels and key not in claimed)
+                         if key in labels and key not in claimed and key not in settled)
         read = {labels[key] for key in writings}
-        if GOOD in read and (read - {GOOD, FRAGMENT} or signed_label(candidate, labels) != GOOD):
+        signed = signed_label(candidate, labels)
+        if GOOD in read and (read - {GOOD, FRAGMENT} or signed != GOOD):
             claimed.update(writings)
             out.append((candidate, k, n, writings))
+        elif signed in (GOOD, FRAGMENT) and writings:  # a FRAGMENT audited shipped as a signed value's computation
+            votes = [label for key in writings for label in audited.get(key, ())]
+            if 2 * sum(label != GOOD for label in votes) > len(votes):
+                claimed.update(writings)
+                out.append((candidate, k, n, writings))
+    return out
+
+
+def audit_labels(path: Path, benchmark: str | None = None,
+                 shipped: dict[str, set[str]] | None = None) -> dict[str, dict[str, list[str]]]:
+    """Record id -> shipped node text key -> the labels of an audit verdict file
+    (``benchmarks/node_audit/precision.jsonl``: JSON lines with ``record``, ``node`` and
+    ``label``, the rubric's :data:`LABELS`), only ``benchmark``'s rows when given and only the
+    nodes ``shipped`` holds (record id -> node text keys) when given: an audit of an earlier
+    release may have read a node that ships no more. :class:`SignoffError` names the
+    ``file:line`` of a malformed row.
+
+    >>> import tempfile, os
+    >>> with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as f:
+    ...     _ = f.write('{"benchmark": "b", "record": "b/1", "node": "x  = 7", "label": "ROUTE"}\\n')
+    >>> audit_labels(Path(f.name)), os.unlink(f.name)
+    ({'b/1': {'x = 7': ['ROUTE']}}, None)
+    """
+    out: dict[str, dict[str, list[str]]] = {}
+    for number, row in _json_lines(Path(path).read_text(encoding="utf-8").splitlines(), str(path)):
+        if not isinstance(row, dict) or not all(isinstance(row.get(f), str) for f in ("record", "node", "label")):
+            raise SignoffError(f"{path}:{number}: an audit verdict needs string fields record, node and label")
+        if row["label"] not in LABELS:
+            raise SignoffError(f"{path}:{number}: label {row['label']!r} is none of {', '.join(LABELS)}")
+        if (benchmark is None or row.get("benchmark", benchmark) == benchmark) and (
+                shipped is None or text_key(row["node"]) in shipped.get(row["record"], ())):
+            out.setdefault(row["record"], {}).setdefault(text_key(row["node"]), []).append(row["label"])
     return out
 
 
@@ -689,9 +742,11 @@ def dispute_block(evidence: Evidence, rows: list[tuple], labels: dict[str, str],
 
 
 def write_dispute_sheets(benchmark: str, sources: list[str], out_dir: Path, verdicts: dict[str, Verdicts],
-                         parts: int = 1, quiet: bool = True) -> dict:
+                         parts: int = 1, quiet: bool = True,
+                         audits: dict[str, dict[str, list[str]]] | None = None) -> dict:
     """Dispute sheets ``disputes1.md..`` of every problem with :func:`disputed` candidates under
-    ``verdicts`` (:func:`dispute_block`), and ``disputes.json`` (problem id -> each disputed
+    ``verdicts`` and, where given, the ``audits`` of the shipped nodes (:func:`audit_labels`)
+    (:func:`dispute_block`), and ``disputes.json`` (problem id -> each disputed
     candidate's labelled writings, in sheet order). The reviewer answers one line per problem,
     ``ID: 1G 2R`` (:data:`CODES`), and :func:`dispute_rows` turns it into verdicts."""
     from node_builder.build import import_problems
@@ -699,7 +754,7 @@ def write_dispute_sheets(benchmark: str, sources: list[str], out_dir: Path, verd
     problems = import_problems(sources, benchmark, None).problems
     blocks, listed = [], {}
     for problem, mine, evidence in _signed_evidence(problems, verdicts, f"{benchmark} dispute sheets", quiet):
-        rows = disputed(evidence, ConsensusRule(), mine.labels)
+        rows = disputed(evidence, ConsensusRule(), mine.labels, (audits or {}).get(problem.id), mine.settled)
         if rows:
             blocks.append(dispute_block(evidence, rows, mine.labels))
             listed[problem.id] = [list(writings) for *_, writings in rows]
@@ -713,21 +768,29 @@ def dispute_rows(lines, listed: dict[str, list[list[str]]], reviewer: str,
                  earlier: dict[str, Verdicts] | None = None) -> list[dict]:
     """Verdict rows of a dispute sheet's answer lines (``ID: 1G 2R``): each answered candidate's
     every labelled writing takes the third reviewer's label, except a proposal signed GOOD where
-    the answer is GOOD (it keeps its line and forms). :class:`SignoffError` as for
-    :func:`verdicts_from_lines`.
+    the answer is GOOD (it keeps its line and forms, and :func:`_import_disputes` marks it
+    settled). Every row is ``settled``: no later dispute sheet lists it again.
+    :class:`SignoffError` as for :func:`verdicts_from_lines`.
 
-    >>> [(row["text"], row["label"]) for row in dispute_rows(["t/1: 1G"], {"t/1": [["5 x 5 = 25", "5 \\times 5 = 25"]]}, "r3")]
-    [('5 x 5 = 25', 'GOOD'), ('5 \\times 5 = 25', 'GOOD')]
+    >>> [(row["text"], row["label"], row["settled"]) for row in dispute_rows(["t/1: 1G"], {"t/1": [["5 x 5 = 25", "5 \\times 5 = 25"]]}, "r3")]
+    [('5 x 5 = 25', 'GOOD', True), ('5 \\times 5 = 25', 'GOOD', True)]
     """
-    firsts = {pid: [writings[0] for writings in groups] for pid, groups in listed.items()}
     out = []
-    for row in verdicts_from_lines(lines, firsts, reviewer):
+    for row, group in _answered_groups(lines, listed, reviewer):
         mine = earlier.get(row["id"]) if earlier else None
-        for writing in listed[row["id"]][firsts[row["id"]].index(row["text"])]:
+        for writing in group:
             if row["label"] == GOOD and mine is not None and writing in mine.proposed:
                 continue  # a signed proposal stays as it is, forms and all
-            out.append({**row, "text": writing})
+            out.append({**row, "text": writing, "settled": True})
     return out
+
+
+def _answered_groups(lines, listed: dict[str, list[list[str]]], reviewer: str):
+    """``(verdict row of the candidate's first writing, all its writings)`` of each answered
+    candidate of a dispute sheet."""
+    firsts = {pid: [writings[0] for writings in groups] for pid, groups in listed.items()}
+    for row in verdicts_from_lines(lines, firsts, reviewer):
+        yield row, listed[row["id"]][firsts[row["id"]].index(row["text"])]
 
 
 def forms_from_lines(lines, listed: dict[str, list[str]], where: str = "forms") -> list[tuple[str, str, list[str]]]:
@@ -853,20 +916,29 @@ def _import_disputes(sheet_dir: Path, answers: list[Path], reviewer: str, out: P
     third reviewer's label (:func:`dispute_rows`); a proposal relabelled a defect stops being one."""
     listed = json.loads((sheet_dir / "disputes.json").read_text(encoding="utf-8"))
     earlier = load_signoffs(Path(out)) if Path(out).exists() else {}
-    new = [row for path in answers
-           for row in dispute_rows(Path(path).read_text(encoding="utf-8").splitlines(), listed, reviewer, earlier)]
+    new, answered = [], set()
+    for path in answers:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+        new += dispute_rows(lines, listed, reviewer, earlier)
+        answered.update((row["id"], writing) for row, group in _answered_groups(lines, listed, reviewer)
+                        for writing in group)
     changed = {(row["id"], row["text"]) for row in new}
-    rows = _merge(out, new, lambda row: (row["id"], text_key(row["text"])) in changed)
+    rows = _merge(out, new, lambda row: (row["id"], text_key(row["text"])) in changed,
+                  settle=lambda row: (row["id"], text_key(row["text"])) in answered)
     return {"problems": len({pid for pid, _ in changed}), "relabelled": len(new),
             "good": sum(row["label"] == GOOD for row in new), "file_verdicts": len(rows)}
 
 
-def _merge(out: Path, new: list[dict], replaced) -> list[dict]:
+def _merge(out: Path, new: list[dict], replaced, settle=None) -> list[dict]:
+    """``out``'s rows but those ``replaced`` says, plus ``new``, by problem id; a kept row
+    ``settle`` says gets ``"settled": true`` (a proposal a third reviewer confirmed)."""
     kept = []
     if Path(out).exists():
         load_signoffs(Path(out))  # refuse to merge into a malformed file
         kept = [json.loads(line) for line in Path(out).read_text(encoding="utf-8").splitlines() if line.strip()]
         kept = [row for row in kept if not replaced(row)]
+        if settle is not None:
+            kept = [{**row, "settled": True} if settle(row) else row for row in kept]
     rows = sorted(kept + new, key=lambda row: row["id"])  # stable: sheet order within a problem
     Path(out).parent.mkdir(parents=True, exist_ok=True)
     Path(out).write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), encoding="utf-8")

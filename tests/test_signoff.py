@@ -523,3 +523,69 @@ def test_the_dispute_round_trip_on_real_gsm8k_solutions(tmp_path):
                     cwd=tmp_path)
     assert imported.returncode == 0 and json.loads(imported.stderr)["good"] == 1, imported.stderr
     assert [n["text"] for n in build("after")["nodes"]] == ["3*3=9"]
+
+
+def test_an_audit_that_outvotes_the_signature_sends_the_node_to_a_third_reviewer():
+    """An independent audit of the shipped node that labels it a defect more often than GOOD ties
+    the signature (one GOOD against at least one defect): the node is disputed. An audit split
+    one to one leaves two GOOD against one; a writing a third reviewer labelled is settled."""
+    from node_builder.signoff import disputed
+
+    problem = _pails_problem()
+    signed = {"5 x 5 = 25": "GOOD", "6 x 5 = 30": "GOOD"}
+    evidence = gather(problem)
+    found = disputed(evidence, ConsensusRule(), signed, {"5 x 5 = 25": ["ROUTE"]})
+    assert [(c.node.text, w) for c, _, _, w in found] == [("5 x 5 = 25", ("5 x 5 = 25",))]
+    assert disputed(evidence, ConsensusRule(), signed, {"5 x 5 = 25": ["ROUTE", "GOOD"]}) == []
+    assert [c.node.text for c, *_ in disputed(evidence, ConsensusRule(), signed,
+                                               {"5 x 5 = 25": ["ROUTE", "ANSWER", "GOOD"]})] == ["5 x 5 = 25"]
+    assert disputed(evidence, ConsensusRule(), signed, {"5 x 5 = 25": ["ROUTE"]}, frozenset({"5 x 5 = 25"})) == []
+    assert disputed(evidence, ConsensusRule(), {"5 x 5 = 25": "ROUTE"}, {"5 x 5 = 25": ["ROUTE"]}) == []
+
+
+def test_the_audit_dispute_round_trip_on_real_gsm8k_solutions(tmp_path):
+    """GSM8K test/3 with ``3*3=9`` signed GOOD and shipped; an audit file labels the shipped node
+    ROUTE (and a node that no longer ships GOOD, which counts for nothing). ``--disputes --audit
+    --shipped`` lists it; the third reviewer's ROUTE removes it from the build and settles it: the
+    next dispute sheet lists nothing. ``--audit`` alone, or an audit row without a label, is one
+    line naming the problem."""
+    sources = ["--source", f"gsm8k:{GSM8K / 'test.jsonl'}", "--source", f"gsm8k-socratic:{GSM8K / 'test_socratic.jsonl'}"]
+    (tmp_path / "v.jsonl").write_text("".join(json.dumps(r) + "\n" for r in [
+        {"id": "gsm8k/test/3", "text": "3*3=9", "label": "GOOD", "reviewer": "a"},
+        {"id": "gsm8k/test/3", "text": "9", "label": "FRAGMENT", "reviewer": "a"}]))
+    (tmp_path / "audit.jsonl").write_text("".join(json.dumps(r) + "\n" for r in [
+        {"benchmark": "gsm8k", "record": "gsm8k/test/3", "node": "3*3=9", "label": "ROUTE", "sample": "seed 1"},
+        {"benchmark": "gsm8k", "record": "gsm8k/test/3", "node": "3*3 = 9", "label": "GOOD", "sample": "seed 0"}]))
+
+    def build(name):
+        done = _cli("build", "--benchmark", "gsm8k", *sources, "--out", f"{name}.jsonl", "--workdir", name,
+                    "--signoff", "v.jsonl", "--quiet", cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        return next(json.loads(line) for line in (tmp_path / f"{name}.jsonl").read_text().splitlines()
+                    if json.loads(line)["id"] == "gsm8k/test/3")
+
+    def sheet(out_dir):
+        done = _cli("signoff-sheet", "--benchmark", "gsm8k", *sources, "--out-dir", out_dir, "--disputes", "v.jsonl",
+                    "--audit", "audit.jsonl", "--shipped", "before.jsonl", "--quiet", cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        return json.loads((tmp_path / out_dir / "disputes.json").read_text())
+
+    assert [n["text"] for n in build("before")["nodes"]] == ["3*3=9"]
+    assert sheet("d") == {"gsm8k/test/3": [["3*3=9"]]}
+    assert "ROUTE" not in (tmp_path / "d" / "disputes1.md").read_text()
+    (tmp_path / "a.txt").write_text("gsm8k/test/3: 1R\n")
+    imported = _cli("signoff-import", "--sheet-dir", "d", "--answers", "a.txt", "--reviewer", "c", "--out", "v.jsonl",
+                    cwd=tmp_path)
+    assert imported.returncode == 0 and json.loads(imported.stderr)["relabelled"] == 1, imported.stderr
+    assert load_signoffs(tmp_path / "v.jsonl")["gsm8k/test/3"].settled == {"3*3=9"}
+    assert build("after")["nodes"] == []
+    assert sheet("d2") == {}
+
+    alone = _cli("signoff-sheet", "--benchmark", "gsm8k", *sources, "--out-dir", "d3", "--disputes", "v.jsonl",
+                 "--audit", "audit.jsonl", cwd=tmp_path)
+    assert alone.returncode == 2 and "give --disputes VERDICTS.jsonl and --shipped DATA.jsonl too" in alone.stderr
+    (tmp_path / "audit.jsonl").write_text('{"record": "gsm8k/test/3", "node": "3*3=9"}\n')
+    bad = _cli("signoff-sheet", "--benchmark", "gsm8k", *sources, "--out-dir", "d4", "--disputes", "v.jsonl",
+               "--audit", "audit.jsonl", "--shipped", "before.jsonl", cwd=tmp_path)
+    assert bad.returncode == 2 and "audit.jsonl:1: an audit verdict needs string fields record, node and label" in bad.stderr
+    assert "Traceback" not in bad.stderr
