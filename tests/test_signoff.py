@@ -76,6 +76,15 @@ def _cli(*args, cwd):
                           timeout=300, env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1"})
 
 
+def _built_record(tmp_path, name: str, sources: list, record_id: str) -> dict:
+    """``record_id``'s record of a ``build`` of ``sources`` with the verdicts of ``v.jsonl``."""
+    done = _cli("build", "--benchmark", "gsm8k", *sources, "--out", f"{name}.jsonl", "--workdir", name,
+                "--signoff", "v.jsonl", "--quiet", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    return next(json.loads(line) for line in (tmp_path / f"{name}.jsonl").read_text().splitlines()
+                if json.loads(line)["id"] == record_id)
+
+
 def test_the_round_trip_on_real_gsm8k_solutions(tmp_path):
     """Sheets of the real GSM8K fixture (reference + socratic solutions), a reviewer's answers that
     sign the first candidate of each problem, the merged verdict file, and a build that keeps
@@ -504,11 +513,7 @@ def test_the_dispute_round_trip_on_real_gsm8k_solutions(tmp_path):
         {"id": "gsm8k/test/3", "text": "3 \\times 3 = 9", "label": "GOOD", "reviewer": "b", "proposed": True}]))
 
     def build(name):
-        done = _cli("build", "--benchmark", "gsm8k", *sources, "--out", f"{name}.jsonl", "--workdir", name,
-                    "--signoff", "v.jsonl", "--quiet", cwd=tmp_path)
-        assert done.returncode == 0, done.stderr
-        return next(json.loads(line) for line in (tmp_path / f"{name}.jsonl").read_text().splitlines()
-                    if json.loads(line)["id"] == "gsm8k/test/3")
+        return _built_record(tmp_path, name, sources, "gsm8k/test/3")
 
     assert build("before")["nodes"] == []
     sheet = _cli("signoff-sheet", "--benchmark", "gsm8k", *sources, "--out-dir", "d", "--disputes", "v.jsonl",
@@ -558,11 +563,7 @@ def test_the_audit_dispute_round_trip_on_real_gsm8k_solutions(tmp_path):
         {"benchmark": "gsm8k", "record": "gsm8k/test/3", "node": "3*3 = 9", "label": "GOOD", "sample": "seed 0"}]))
 
     def build(name):
-        done = _cli("build", "--benchmark", "gsm8k", *sources, "--out", f"{name}.jsonl", "--workdir", name,
-                    "--signoff", "v.jsonl", "--quiet", cwd=tmp_path)
-        assert done.returncode == 0, done.stderr
-        return next(json.loads(line) for line in (tmp_path / f"{name}.jsonl").read_text().splitlines()
-                    if json.loads(line)["id"] == "gsm8k/test/3")
+        return _built_record(tmp_path, name, sources, "gsm8k/test/3")
 
     def sheet(out_dir):
         done = _cli("signoff-sheet", "--benchmark", "gsm8k", *sources, "--out-dir", out_dir, "--disputes", "v.jsonl",
