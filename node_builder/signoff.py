@@ -654,9 +654,10 @@ def disputed(evidence: Evidence, rule: ConsensusRule, labels: dict[str, str],
       keys) carry GOOD and either a defect other than a duplicate (FRAGMENT), or a FRAGMENT on
       the candidate's own text, which the build reads first (:func:`signed_label`): the build
       ships the step or drops it by whichever verdict it reads first; or
-    - it is signed GOOD (or ships as the computation of a value signed GOOD) and the audits of the shipped node (``audited``: text key -> the labels
-      independent auditors gave it, :func:`audit_labels`) call it something else more often than
-      GOOD: the signature and the audits at least tie.
+    - it is signed GOOD (or ships as the computation of a value signed GOOD, labelled a
+      duplicate) and the audits of the shipped node (``audited``: text key -> the labels
+      independent auditors gave it, :func:`audit_labels`) call it something else more often
+      than GOOD: the signature and the audits at least tie.
 
     A writing in ``settled`` (a third reviewer's already) is no dispute; a writing belongs to the
     first such candidate.
@@ -688,7 +689,7 @@ def disputed(evidence: Evidence, rule: ConsensusRule, labels: dict[str, str],
         if GOOD in read and (read - {GOOD, FRAGMENT} or signed != GOOD):
             claimed.update(writings)
             out.append((candidate, k, n, writings))
-        elif signed in (GOOD, FRAGMENT) and writings:  # a FRAGMENT audited shipped as a signed value's computation
+        elif signed in (GOOD, FRAGMENT) and writings:  # audits exist only for what shipped
             votes = [label for key in writings for label in audited.get(key, ())]
             if 2 * sum(label != GOOD for label in votes) > len(votes):
                 claimed.update(writings)
@@ -775,14 +776,8 @@ def dispute_rows(lines, listed: dict[str, list[list[str]]], reviewer: str,
     >>> [(row["text"], row["label"], row["settled"]) for row in dispute_rows(["t/1: 1G"], {"t/1": [["5 x 5 = 25", "5 \\times 5 = 25"]]}, "r3")]
     [('5 x 5 = 25', 'GOOD', True), ('5 \\times 5 = 25', 'GOOD', True)]
     """
-    out = []
-    for row, group in _answered_groups(lines, listed, reviewer):
-        mine = earlier.get(row["id"]) if earlier else None
-        for writing in group:
-            if row["label"] == GOOD and mine is not None and writing in mine.proposed:
-                continue  # a signed proposal stays as it is, forms and all
-            out.append({**row, "text": writing, "settled": True})
-    return out
+    return [out for row, group in _answered_groups(lines, listed, reviewer)
+            for out in _group_rows(row, group, earlier.get(row["id"]) if earlier else None)]
 
 
 def _answered_groups(lines, listed: dict[str, list[list[str]]], reviewer: str):
@@ -791,6 +786,13 @@ def _answered_groups(lines, listed: dict[str, list[list[str]]], reviewer: str):
     firsts = {pid: [writings[0] for writings in groups] for pid, groups in listed.items()}
     for row in verdicts_from_lines(lines, firsts, reviewer):
         yield row, listed[row["id"]][firsts[row["id"]].index(row["text"])]
+
+
+def _group_rows(row: dict, group: list[str], mine: Verdicts | None) -> list[dict]:
+    """The settled verdict rows an answer ``row`` gives a disputed candidate's writings ``group``
+    (a proposal signed GOOD and answered GOOD keeps its own line)."""
+    return [{**row, "text": writing, "settled": True} for writing in group
+            if not (row["label"] == GOOD and mine is not None and writing in mine.proposed)]
 
 
 def forms_from_lines(lines, listed: dict[str, list[str]], where: str = "forms") -> list[tuple[str, str, list[str]]]:
@@ -918,10 +920,9 @@ def _import_disputes(sheet_dir: Path, answers: list[Path], reviewer: str, out: P
     earlier = load_signoffs(Path(out)) if Path(out).exists() else {}
     new, answered = [], set()
     for path in answers:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-        new += dispute_rows(lines, listed, reviewer, earlier)
-        answered.update((row["id"], writing) for row, group in _answered_groups(lines, listed, reviewer)
-                        for writing in group)
+        for row, group in _answered_groups(Path(path).read_text(encoding="utf-8").splitlines(), listed, reviewer):
+            new += _group_rows(row, group, earlier.get(row["id"]))
+            answered.update((row["id"], writing) for writing in group)
     changed = {(row["id"], row["text"]) for row in new}
     rows = _merge(out, new, lambda row: (row["id"], text_key(row["text"])) in changed,
                   settle=lambda row: (row["id"], text_key(row["text"])) in answered)
