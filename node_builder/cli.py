@@ -168,6 +168,17 @@ def _audits(path: str | None, benchmark: str, shipped: str | None) -> dict | Non
         raise InputError(f"--audit {err}") from None
 
 
+def _shipped_to_read(args) -> dict[str, list[str]] | None:
+    """The shipped nodes a revision sheet shows (``--shipped``): all of them, or with ``--audit``
+    only those the audits have not confirmed (:func:`node_builder.signoff.unconfirmed`)."""
+    from node_builder.signoff import unconfirmed
+
+    if not args.shipped:
+        return None
+    shipped = _node_texts(args.shipped)
+    return unconfirmed(shipped, _audits(args.audit, args.benchmark, args.shipped)) if args.audit else shipped
+
+
 def cmd_build(args) -> int:
     if args.extractor == "llm" and not args.backend:
         raise InputError("--extractor llm needs a --backend (and --model) to prompt")
@@ -271,9 +282,9 @@ def cmd_signoff_sheet(args) -> int:
 
     if sum(bool(x) for x in (args.revise, args.unread, args.propose, args.forms, args.disputes)) > 1:
         raise InputError("--revise, --unread, --propose, --forms and --disputes are different sheets: give one")
-    if args.audit and not (args.disputes and args.shipped):
-        raise InputError("--audit AUDIT.jsonl adds disputes on what ships: give --disputes VERDICTS.jsonl and "
-                         "--shipped DATA.jsonl too")
+    if args.audit and not ((args.disputes or args.revise) and args.shipped):
+        raise InputError("--audit AUDIT.jsonl reads what ships: give --shipped DATA.jsonl and --disputes "
+                         "VERDICTS.jsonl (disputes) or --revise VERDICTS.jsonl (second signatures)")
     if args.shipped and not (args.revise or args.audit):
         raise InputError("--shipped DATA.jsonl narrows revision sheets: give --revise VERDICTS.jsonl too")
     if (args.only or args.solutions != 1) and not args.propose:
@@ -306,7 +317,7 @@ def cmd_signoff_sheet(args) -> int:
     else:
         written = write_sheets(args.benchmark, specs, Path(args.out_dir), args.parts, _signoffs(args.skip_signed),
                                quiet=args.quiet, revise=_signoffs(args.revise), unread=_signoffs(args.unread),
-                               shipped=_node_texts(args.shipped) if args.shipped else None)
+                               shipped=_shipped_to_read(args))
     print(json.dumps(written), file=sys.stderr)
     return 0
 
@@ -427,7 +438,8 @@ def make_parser() -> argparse.ArgumentParser:
     sh.add_argument("--audit", metavar="AUDIT.jsonl",
                     help="with --disputes and --shipped: also a shipped node that these audit verdicts "
                          "(benchmarks/node_audit/precision.jsonl) label otherwise more often than GOOD (the "
-                         "signature and the audits at least tie)")
+                         "signature and the audits at least tie); with --revise and --shipped: only the shipped "
+                         "nodes these audits have not all signed GOOD (a second signature where none exists)")
     sh.add_argument("--solutions", type=positive_int, default=1,
                     help="proposal sheets: show the solutions of this many model voices (default 1)")
     sh.add_argument("--only", metavar="IDS", help="proposal sheets: only the problems this file lists, one id per line")

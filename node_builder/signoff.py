@@ -724,6 +724,23 @@ def audit_labels(path: Path, benchmark: str | None = None,
     return out
 
 
+def unconfirmed(shipped: dict[str, list[str]], audits: dict[str, dict[str, list[str]]]) -> dict[str, list[str]]:
+    """Record id -> the node texts of ``shipped`` (record id -> its node texts) that the
+    ``audits`` (:func:`audit_labels`) have not confirmed: no audit read the node, or one labelled
+    it something other than GOOD. Every node keeps its second signature this way: a node every
+    audit signed GOOD has one; the others go on a second-signature sheet (``--revise --shipped
+    --audit``), where a label other than GOOD replaces the first signature.
+
+    >>> unconfirmed({"b/1": ["x = 7", "y  = 2", "z = 1"]}, {"b/1": {"x = 7": ["GOOD"], "y = 2": ["GOOD", "ROUTE"]}})
+    {'b/1': ['y  = 2', 'z = 1']}
+    """
+    out = {}
+    for record, texts in shipped.items():
+        labels = audits.get(record, {})
+        out[record] = [t for t in texts if not labels.get(text_key(t)) or set(labels[text_key(t)]) != {GOOD}]
+    return out
+
+
 def dispute_block(evidence: Evidence, rows: list[tuple], labels: dict[str, str], reference_chars: int = 900) -> str:
     """The dispute sheet block of one problem: its header, what is signed GOOD outside the
     disputes, and each disputed candidate (``rows`` of :func:`disputed`) with ``[k/n]`` voices, its

@@ -584,9 +584,40 @@ def test_the_audit_dispute_round_trip_on_real_gsm8k_solutions(tmp_path):
 
     alone = _cli("signoff-sheet", "--benchmark", "gsm8k", *sources, "--out-dir", "d3", "--disputes", "v.jsonl",
                  "--audit", "audit.jsonl", cwd=tmp_path)
-    assert alone.returncode == 2 and "give --disputes VERDICTS.jsonl and --shipped DATA.jsonl too" in alone.stderr
+    assert alone.returncode == 2 and "give --shipped DATA.jsonl and --disputes VERDICTS.jsonl" in alone.stderr
     (tmp_path / "audit.jsonl").write_text('{"record": "gsm8k/test/3", "node": "3*3=9"}\n')
     bad = _cli("signoff-sheet", "--benchmark", "gsm8k", *sources, "--out-dir", "d4", "--disputes", "v.jsonl",
                "--audit", "audit.jsonl", "--shipped", "before.jsonl", cwd=tmp_path)
     assert bad.returncode == 2 and "audit.jsonl:1: an audit verdict needs string fields record, node and label" in bad.stderr
     assert "Traceback" not in bad.stderr
+
+
+def test_a_second_signature_goes_to_the_shipped_nodes_no_audit_confirmed(tmp_path):
+    """GSM8K test/2 ships two signed computations; an audit signed one GOOD. ``--revise --shipped
+    --audit`` shows only the other, without its label; the second reviewer's ROUTE replaces the
+    signature and the build drops it, while the confirmed node stays. Without ``--audit`` both are
+    on the sheet."""
+    sources = ["--source", f"gsm8k:{GSM8K / 'test.jsonl'}", "--source", f"gsm8k-socratic:{GSM8K / 'test_socratic.jsonl'}"]
+    (tmp_path / "v.jsonl").write_text("".join(json.dumps(r) + "\n" for r in [
+        {"id": "gsm8k/test/2", "text": "80000+50000=130000", "label": "GOOD", "reviewer": "a"},
+        {"id": "gsm8k/test/2", "text": "80000*1.5=120000", "label": "GOOD", "reviewer": "a"}]))
+    (tmp_path / "audit.jsonl").write_text(json.dumps(
+        {"benchmark": "gsm8k", "record": "gsm8k/test/2", "node": "80000+50000=130000", "label": "GOOD"}) + "\n")
+
+    def sheet(out_dir, *audit):
+        done = _cli("signoff-sheet", "--benchmark", "gsm8k", *sources, "--out-dir", out_dir, "--revise", "v.jsonl",
+                    "--shipped", "before.jsonl", *audit, "--quiet", cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        return json.loads((tmp_path / out_dir / "candidates.json").read_text())
+
+    assert [n["text"] for n in _built_record(tmp_path, "before", sources, "gsm8k/test/2")["nodes"]] == [
+        "80000+50000=130000", "80000*1.5=120000"]
+    assert sheet("all")["gsm8k/test/2"] == ["80000+50000=130000", "80000*1.5=120000"]
+    assert sheet("s", "--audit", "audit.jsonl") == {"gsm8k/test/2": ["80000*1.5=120000"]}
+    assert "<GOOD>" not in (tmp_path / "s" / "sheet1.md").read_text()
+    (tmp_path / "a.txt").write_text("gsm8k/test/2: 1R\n")
+    imported = _cli("signoff-import", "--sheet-dir", "s", "--answers", "a.txt", "--reviewer", "b", "--out", "v.jsonl",
+                    cwd=tmp_path)
+    assert imported.returncode == 0 and json.loads(imported.stderr)["revised"] == 1, imported.stderr
+    assert [n["text"] for n in _built_record(tmp_path, "after", sources, "gsm8k/test/2")["nodes"]] == [
+        "80000+50000=130000"]
