@@ -5,7 +5,8 @@ the rubric ``benchmarks/node_audit.py`` uses (GOOD, ROUTE, RESTATE, DEFINITION, 
 WRONG); :func:`node_builder.refine.drop_reason` and :mod:`node_builder.consensus` apply them.
 
 * :func:`malformed` -- FRAGMENT: a dangling operator at either end (``7 \times``), unbalanced
-  brackets, a congruence without its modulus (``144 \equiv 0``), an empty side.
+  brackets, a congruence without its modulus (``144 \equiv 0``), an empty side, a sentence
+  (:func:`is_sentence`: words and no relation, which no matcher can check).
 * :func:`is_part_of` -- FRAGMENT: an expression that is an operand of another kept node.
 * :func:`symbols_of` -- the symbols a text names (for ROUTE: a symbol in neither the problem nor
   two voices' solutions belongs to one route).
@@ -71,7 +72,34 @@ def malformed(text: str) -> str | None:
         return "congruence without modulus"
     if any(not side.strip() for side in re.split(r"(?<![<>!:\\])=(?!=)", stripped)):
         return "empty side"
+    if is_sentence(stripped):
+        return "a sentence"
     return None
+
+
+#: A relation that makes a text a checkable statement however many words it carries
+#: (``3 hours * 10 = 30``, ``N \bmod 25 \in \{...\}``).
+_RELATION = re.compile(r"[=<>≤≥≡≠∈]|\\(?:le|ge|leq|geq|lt|gt|ne|neq|equiv|approx|in|mid|sim|cong|parallel|perp)\b")
+#: LaTeX commands and what ``\text``-like commands wrap: names, not words of a sentence.
+_LATEX_WORDS = re.compile(r"\\(?:text|mathrm|textbf|mbox|operatorname)\s*\{[^{}]*\}|\\[A-Za-z]+")
+
+
+def is_sentence(text: str, words: int = 3) -> bool:
+    r"""``text`` is prose, not a checkable statement: no relation (``=``, ``<``, ``\equiv``,
+    ``\in``, ``\mid``...) and at least ``words`` words of three or more letters outside LaTeX commands
+    and ``\text{...}``. A matcher finds a sentence only written word for word, so a written-in
+    key result such as "the number must end in 00" would credit almost no solution that states it.
+
+    >>> is_sentence("the number must end in 00"), is_sentence("4 choices for hair (3 styles, or bald)")
+    (True, True)
+    >>> is_sentence("3 hours * 10 = 30"), is_sentence("m_{\\text{softball}} \\cdot a_{\\text{softball}}")
+    (False, False)
+    >>> is_sentence("2 \\times 12 \\text{ apples per box}"), is_sentence("x + y")
+    (False, False)
+    """
+    if _RELATION.search(text):
+        return False
+    return len(re.findall(r"[A-Za-z]{3,}", _LATEX_WORDS.sub(" ", text))) >= words
 
 
 @lru_cache(maxsize=100_000)

@@ -77,13 +77,20 @@ def test_equations_with_the_answer_and_boxed_text_are_the_answer():
     ("a_1, a_2,", "dangling operator"), ("\\angle BAD + \\angle", "dangling operator"),
     ("144 \\equiv 0", "congruence without modulus"), ("|M| + |S| - |M", "unbalanced brackets"),
     ("(x + 1", "unbalanced brackets"), ("\\mathbf{i} & \\mathbf{j} & \\mathbf{k}", "a row of an aligned block"),
+    # key results a reviewer wrote in as prose (MATH-500 number_theory/417, prealgebra/1128): no matcher checks them
+    ("the number must end in 00", "a sentence"), ("4 choices for hair (3 choices of hairstyles, or bald)", "a sentence"),
+    ("the possible rational roots are \\(\\pm 1, \\pm 2, \\pm 7, \\pm 14\\)", "a sentence"),
 ])
 def test_malformed_nodes_are_fragments(text, why):
     assert malformed(text) == why
 
 
 @pytest.mark.parametrize("text", ["n \\equiv 2 \\mod 5", "7u \\equiv 23 \\pmod{50}", "|x - 3| = 5",
-                                  "(1, 4]", "-5 + 18 = 13", "\\left\\lfloor \\frac{2024}{5} \\right\\rfloor = 404"])
+                                  "(1, 4]", "-5 + 18 = 13", "\\left\\lfloor \\frac{2024}{5} \\right\\rfloor = 404",
+                                  # words beside a relation or inside \text{}: a checkable statement
+                                  "3 hours * 10 = 30", "m_{\\text{softball}} \\cdot a_{\\text{softball}} = "
+                                  "m_{\\text{baseball}} \\cdot a_{\\text{baseball}}", "12 \\text{ apples per box}",
+                                  "N \\bmod 25 \\in \\{1, 2\\}"])
 def test_well_formed_nodes_pass(text):
     assert malformed(text) is None
 
