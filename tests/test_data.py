@@ -130,8 +130,9 @@ def test_coverage_targets_and_suspect_gold(stats):
     flagged = {f["id"] for f in stats["gsm8k"]["suspect_gold"]}
     assert "gsm8k/test/814" in flagged  # the gold 11 contradicts the text; strong voices reach 17
     # floors of the signed data (the reviewers sign no node where none is a key result; the
-    # coverage targets of issue 23, 95 / 98 / 90%, are not met: data card, "Limitations")
-    floors = {"math500": 65.0, "gsm8k": 90.0, "aime24": 60.0, "aime25": 80.0}
+    # coverage targets of issue 23, 95 / 98 / 90%, are not met: data card, "Limitations"; every
+    # MATH-500 node carries two GOOD signatures since the sixteenth sign-off pass, which emptied 57)
+    floors = {"math500": 60.0, "gsm8k": 90.0, "aime24": 60.0, "aime25": 80.0}
     for name in TEST_SETS:
         assert stats[name]["with_nodes_pct"] >= floors[name], name
 
