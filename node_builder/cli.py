@@ -170,13 +170,16 @@ def _audits(path: str | None, benchmark: str, shipped: str | None) -> dict | Non
 
 def _shipped_to_read(args) -> dict[str, list[str]] | None:
     """The shipped nodes a revision sheet shows (``--shipped``): all of them, or with ``--audit``
-    only those the audits have not confirmed (:func:`node_builder.signoff.unconfirmed`)."""
+    only those neither the audits nor a second signature confirmed
+    (:func:`node_builder.signoff.unconfirmed`)."""
     from node_builder.signoff import unconfirmed
 
     if not args.shipped:
         return None
     shipped = _node_texts(args.shipped)
-    return unconfirmed(shipped, _audits(args.audit, args.benchmark, args.shipped)) if args.audit else shipped
+    if not args.audit:
+        return shipped
+    return unconfirmed(shipped, _audits(args.audit, args.benchmark, args.shipped), _signoffs(args.revise))
 
 
 def cmd_build(args) -> int:
@@ -326,7 +329,8 @@ def cmd_signoff_import(args) -> int:
     from node_builder.signoff import SignoffError, import_answers
 
     try:
-        summary = import_answers(Path(args.sheet_dir), [Path(a) for a in args.answers], args.reviewer, Path(args.out))
+        summary = import_answers(Path(args.sheet_dir), [Path(a) for a in args.answers], args.reviewer, Path(args.out),
+                                 second=args.second_reviewer)
     except (SignoffError, OSError, ValueError) as err:
         raise InputError(str(err)) from None
     print(json.dumps(summary), file=sys.stderr)
@@ -453,6 +457,8 @@ def make_parser() -> argparse.ArgumentParser:
     im.add_argument("--answers", nargs="+", required=True,
                     help="answer files: one 'ID: 1G 2R ...' line per problem (proposals: JSON lines)")
     im.add_argument("--reviewer", required=True, help="who signed (kept with each verdict)")
+    im.add_argument("--second-reviewer", metavar="NAME",
+                    help="proposal sheets: a second reviewer signed these proposals GOOD too (kept as 'second')")
     im.add_argument("--out", required=True, help="the verdict file to merge into (created if missing)")
     im.set_defaults(func=cmd_signoff_import)
     return parser

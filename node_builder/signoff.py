@@ -82,13 +82,17 @@ class Verdicts:
     """A reviewer's word on one problem: ``labels`` (candidate text key -> label, proposals
     included as GOOD), ``proposed`` (key results the reviewer wrote in, in file order),
     ``forms`` (a proposal's text key -> the other ways the voices write that same result, copied
-    from their solutions on a forms sheet) and ``settled`` (what a third reviewer decided)."""
+    from their solutions on a forms sheet), ``settled`` (what a third reviewer decided) and
+    ``second`` (what a second reviewer signed GOOD too)."""
 
     labels: dict[str, str]
     proposed: tuple[str, ...] = ()
     forms: dict[str, tuple[str, ...]] = field(default_factory=dict)
     #: text keys a third reviewer labelled on a dispute sheet: settled, never disputed again
     settled: frozenset = frozenset()
+    #: text keys a second reviewer also signed GOOD (a second-signature sheet, or proposals
+    #: imported with ``second``): their GOOD has two signatures
+    second: frozenset = frozenset()
 
 
 class SignoffError(ValueError):
@@ -174,6 +178,7 @@ def load_signoffs(path: Path) -> dict[str, Verdicts]:
     proposed: dict[str, list[str]] = {}
     forms: dict[str, dict[str, tuple[str, ...]]] = {}
     settled: dict[str, set] = {}
+    second: dict[str, set] = {}
     for number, row in _json_lines(Path(path).read_text(encoding="utf-8").splitlines(), str(path)):
         if not isinstance(row, dict) or not all(isinstance(row.get(f), str) for f in ("id", "text", "label")):
             raise SignoffError(f"{path}:{number}: a verdict needs string fields id, text and label")
@@ -188,6 +193,10 @@ def load_signoffs(path: Path) -> dict[str, Verdicts]:
         verdicts[key] = row["label"]
         if row.get("settled"):
             settled.setdefault(row["id"], set()).add(key)
+        if "second" in row:
+            if row["label"] != GOOD or not isinstance(row["second"], str) or not row["second"].strip():
+                raise SignoffError(f"{path}:{number}: 'second' names the reviewer who signed a GOOD verdict too")
+            second.setdefault(row["id"], set()).add(key)
         if row.get("proposed"):
             if row["label"] != GOOD:
                 raise SignoffError(f"{path}:{number}: a proposed key result is signed GOOD, not {row['label']}")
@@ -201,7 +210,7 @@ def load_signoffs(path: Path) -> dict[str, Verdicts]:
             mine = forms.setdefault(row["id"], {})
             mine[key] = tuple(dict.fromkeys(mine.get(key, ()) + tuple(text_key(f) for f in written)))
     return {pid: Verdicts(v, tuple(dict.fromkeys(proposed.get(pid, ()))), forms.get(pid, {}),
-                          frozenset(settled.get(pid, ())))
+                          frozenset(settled.get(pid, ())), frozenset(second.get(pid, ())))
             for pid, v in labels.items()}
 
 
@@ -478,7 +487,8 @@ def write_sheets(benchmark: str, sources: list[str], out_dir: Path, parts: int =
     (the ones past an earlier sheet's limit, or new), after what is signed (merged like a revision:
     the problem's other verdicts stay); with ``shipped`` (record id -> its node texts) as well as
     ``revise``, revision sheets of those nodes only, every one shown and without its label (a
-    second signature on what ships)."""
+    second signature on what ships; ``second.json`` marks the folder: a GOOD answer there is a
+    second signature, kept as ``second`` on the verdict)."""
     from tqdm import tqdm
 
     from node_builder.build import import_problems
@@ -511,6 +521,8 @@ def write_sheets(benchmark: str, sources: list[str], out_dir: Path, parts: int =
     (out_dir / "candidates.json").write_text(json.dumps(candidates, ensure_ascii=False), encoding="utf-8")
     if revise is not None or unread is not None:
         (out_dir / "revise.json").write_text("true", encoding="utf-8")
+    if shipped is not None:
+        (out_dir / "second.json").write_text("true", encoding="utf-8")
     return {"problems": len(problems), "on_sheets": len(candidates), "sheets": sheets}
 
 
@@ -724,20 +736,25 @@ def audit_labels(path: Path, benchmark: str | None = None,
     return out
 
 
-def unconfirmed(shipped: dict[str, list[str]], audits: dict[str, dict[str, list[str]]]) -> dict[str, list[str]]:
-    """Record id -> the node texts of ``shipped`` (record id -> its node texts) that the
-    ``audits`` (:func:`audit_labels`) have not confirmed: no audit read the node, or one labelled
-    it something other than GOOD. Every node keeps its second signature this way: a node every
-    audit signed GOOD has one; the others go on a second-signature sheet (``--revise --shipped
-    --audit``), where a label other than GOOD replaces the first signature.
+def unconfirmed(shipped: dict[str, list[str]], audits: dict[str, dict[str, list[str]]],
+                verdicts: dict[str, Verdicts] | None = None) -> dict[str, list[str]]:
+    """Record id -> the node texts of ``shipped`` (record id -> its node texts) that carry one
+    signature only: no second reviewer signed them GOOD (``Verdicts.second`` of ``verdicts``),
+    and the ``audits`` (:func:`audit_labels`) have not confirmed them (no audit read the node, or
+    one labelled it something other than GOOD). These go on a second-signature sheet
+    (``--revise --shipped --audit``), where a label other than GOOD replaces the first signature.
 
     >>> unconfirmed({"b/1": ["x = 7", "y  = 2", "z = 1"]}, {"b/1": {"x = 7": ["GOOD"], "y = 2": ["GOOD", "ROUTE"]}})
     {'b/1': ['y  = 2', 'z = 1']}
+    >>> unconfirmed({"b/1": ["x = 7", "z = 1"]}, {}, {"b/1": Verdicts({"z = 1": "GOOD"}, second=frozenset({"z = 1"}))})
+    {'b/1': ['x = 7']}
     """
     out = {}
     for record, texts in shipped.items():
         labels = audits.get(record, {})
-        out[record] = [t for t in texts if not labels.get(text_key(t)) or set(labels[text_key(t)]) != {GOOD}]
+        second = verdicts[record].second if verdicts and record in verdicts else frozenset()
+        out[record] = [t for t in texts if text_key(t) not in second
+                       and (not labels.get(text_key(t)) or set(labels[text_key(t)]) != {GOOD})]
     return out
 
 
@@ -839,14 +856,20 @@ def forms_from_lines(lines, listed: dict[str, list[str]], where: str = "forms") 
     return out
 
 
-def import_answers(sheet_dir: Path, answers: list[Path], reviewer: str, out: Path) -> dict:
+def import_answers(sheet_dir: Path, answers: list[Path], reviewer: str, out: Path,
+                   second: str | None = None) -> dict:
     """Merge the answer files (against ``sheet_dir/candidates.json``) into the verdict file
     ``out``: a problem answered here replaces that problem's earlier verdicts; the others stay.
     A candidate an answer line leaves out gets no verdict (the build drops it as ``unsigned``;
-    counted in ``unlabelled``); one labelled twice differently is a :class:`SignoffError`."""
+    counted in ``unlabelled``); one labelled twice differently is a :class:`SignoffError`. On a
+    second-signature sheet (``second.json``) a GOOD answer is kept as ``second: reviewer`` on the
+    verdict; proposals imported with ``second`` (who signed them GOOD too) carry it likewise."""
     sheet_dir = Path(sheet_dir)
+    if second is not None and not (sheet_dir / "proposals.json").exists():
+        raise SignoffError("a second reviewer of written-in results goes with a proposal sheet's answers "
+                           "(a second-signature sheet records its own)")
     if (sheet_dir / "proposals.json").exists():
-        return _import_proposals(sheet_dir, answers, reviewer, out)
+        return _import_proposals(sheet_dir, answers, reviewer, out, second)
     if (sheet_dir / "forms.json").exists():
         return _import_forms(sheet_dir, answers, reviewer, out)
     if (sheet_dir / "disputes.json").exists():
@@ -869,26 +892,37 @@ def import_answers(sheet_dir: Path, answers: list[Path], reviewer: str, out: Pat
                 new.append(row)
     if (sheet_dir / "revise.json").exists():  # a revision names only the labels it changes
         before = load_signoffs(Path(out)) if Path(out).exists() else {}
-        new = [row for row in new  # a label restated changes nothing (a proposal stays a proposal)
-               if row["id"] not in before or before[row["id"]].labels.get(text_key(row["text"])) != row["label"]]
+        restated = {(row["id"], text_key(row["text"])) for row in new
+                    if row["id"] in before and before[row["id"]].labels.get(text_key(row["text"])) == row["label"]}
+        new = [row for row in new if (row["id"], text_key(row["text"])) not in restated]  # a label restated
+        confirmed = set()  # changes nothing (a proposal stays one), but a GOOD on a second-signature sheet
+        if (sheet_dir / "second.json").exists():  # is a second signature
+            confirmed = {key for key in restated if before[key[0]].labels[key[1]] == GOOD}
+            new = [{**row, "second": reviewer} if row["label"] == GOOD else row for row in new]
         changed = {(row["id"], row["text"]) for row in new}
-        rows = _merge(out, new, lambda row: (row["id"], text_key(row["text"])) in changed)
+        rows = _merge(out, new, lambda row: (row["id"], text_key(row["text"])) in changed,
+                      annotate=lambda row: {"second": reviewer} if (row["id"], text_key(row["text"])) in confirmed
+                      else None)
         return {"problems": len({row["id"] for row in new}), "revised": len(new),
-                "good": sum(r["label"] == GOOD for r in new), "file_verdicts": len(rows)}
+                "good": sum(r["label"] == GOOD for r in new), "second_signatures": len(confirmed) + sum(
+                    r["label"] == GOOD for r in new if "second" in r), "file_verdicts": len(rows)}
     answered = {row["id"] for row in new}
     rows = _merge(out, new, lambda row: row["id"] in answered and not row.get("proposed"))
     return {"problems": len(answered), "verdicts": len(new), "good": sum(r["label"] == GOOD for r in new),
             "unlabelled": unlabelled, "file_verdicts": len(rows)}
 
 
-def _import_proposals(sheet_dir: Path, answers: list[Path], reviewer: str, out: Path) -> dict:
+def _import_proposals(sheet_dir: Path, answers: list[Path], reviewer: str, out: Path,
+                      second: str | None = None) -> dict:
     """Proposal files merged into ``out``: proposals add to a problem's earlier ones (a text
     proposed again keeps its first verdict; a reviewer's later revision removes a proposal by
     relabelling it, and one signed again with forms adds a line that brings them); a proposal whose
-    text the reviewer already labelled otherwise is left out (``conflicts``)."""
+    text the reviewer already labelled otherwise is left out (``conflicts``). With ``second`` (a
+    second reviewer who signed these proposals GOOD too) each one carries ``second``, an earlier
+    GOOD verdict of the same text included."""
     ids = set(json.loads((sheet_dir / "proposals.json").read_text(encoding="utf-8")))
     existing = load_signoffs(Path(out)) if Path(out).exists() else {}
-    new, conflicts, seen = [], 0, set()
+    new, conflicts, seen, confirmed = [], 0, set(), set()
     for path in answers:
         for row in proposals_from_lines(Path(path).read_text(encoding="utf-8").splitlines(), ids, reviewer, str(path)):
             earlier = existing.get(row["id"])
@@ -896,10 +930,16 @@ def _import_proposals(sheet_dir: Path, answers: list[Path], reviewer: str, out: 
             known = set(earlier.forms.get(row["text"], ())) if earlier and row["text"] in earlier.proposed else set()
             if label is not None and label != GOOD:
                 conflicts += 1
-            elif (label is None or not set(row.get("forms", ())) <= known) and (row["id"], row["text"]) not in seen:
+                continue
+            if second is not None:
+                row["second"] = second
+                confirmed.add((row["id"], row["text"]))
+            if (label is None or not set(row.get("forms", ())) <= known) and (row["id"], row["text"]) not in seen:
                 seen.add((row["id"], row["text"]))
                 new.append(row)
-    rows = _merge(out, new, lambda row: False)
+    rows = _merge(out, new, lambda row: False,
+                  annotate=lambda row: {"second": second} if (row["id"], text_key(row["text"])) in confirmed
+                  and row["label"] == GOOD else None)
     return {"problems": len({row["id"] for row in new}), "proposed": len(new), "conflicts": conflicts,
             "file_verdicts": len(rows)}
 
@@ -947,9 +987,10 @@ def _import_disputes(sheet_dir: Path, answers: list[Path], reviewer: str, out: P
             "good": sum(row["label"] == GOOD for row in new), "file_verdicts": len(rows)}
 
 
-def _merge(out: Path, new: list[dict], replaced, settle=None) -> list[dict]:
+def _merge(out: Path, new: list[dict], replaced, settle=None, annotate=None) -> list[dict]:
     """``out``'s rows but those ``replaced`` says, plus ``new``, by problem id; a kept row
-    ``settle`` says gets ``"settled": true`` (a proposal a third reviewer confirmed)."""
+    ``settle`` says gets ``"settled": true`` (a proposal a third reviewer confirmed), and the
+    fields ``annotate`` returns for it (a second signature)."""
     kept = []
     if Path(out).exists():
         load_signoffs(Path(out))  # refuse to merge into a malformed file
@@ -957,6 +998,8 @@ def _merge(out: Path, new: list[dict], replaced, settle=None) -> list[dict]:
         kept = [row for row in kept if not replaced(row)]
         if settle is not None:
             kept = [{**row, "settled": True} if settle(row) else row for row in kept]
+        if annotate is not None:
+            kept = [{**row, **(annotate(row) or {})} for row in kept]
     rows = sorted(kept + new, key=lambda row: row["id"])  # stable: sheet order within a problem
     Path(out).parent.mkdir(parents=True, exist_ok=True)
     Path(out).write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), encoding="utf-8")

@@ -226,3 +226,17 @@ def test_signed_records_ship_only_what_the_reviewer_signed(name):
         for node in r["nodes"]:
             label = mine.labels.get(text_key(node["text"])) if mine else None
             assert label == "GOOD" or (label == "FRAGMENT" and node["kind"] == "equation"), (r["id"], node["text"])
+
+
+def test_every_math500_node_carries_two_good_signatures():
+    """Since the sixteenth sign-off pass a MATH-500 node ships only with two GOOD verdicts of
+    readers who did not write the rules: its signature and a second signature (``second`` in the
+    verdict file) or an independent audit's GOOD (``benchmarks/node_audit/precision.jsonl``)."""
+    from node_builder.signoff import audit_labels, signoffs_of, text_key
+
+    verdicts = signoffs_of("math500")
+    audits = audit_labels(REPO / "benchmarks" / "node_audit" / "precision.jsonl", "math500")
+    once = [(r["id"], node["text"]) for r in _records("math500") for node in r["nodes"]
+            if text_key(node["text"]) not in verdicts[r["id"]].second
+            and "GOOD" not in audits.get(r["id"], {}).get(text_key(node["text"]), ())]
+    assert once == []

@@ -63,6 +63,8 @@ def test_answer_lines_become_verdicts_by_text():
     ('{"id": "t/1", "text": "7"}', "v.jsonl:2: a verdict needs string fields id, text and label"),
     ('{"id": "t/1", "text": "7", "label": "NICE"}', "v.jsonl:2: label 'NICE' is none of GOOD"),
     ('{"id": "t/1", "text": "x  = 7", "label": "ROUTE"}', "v.jsonl:2: t/1 'x = 7' is already labelled GOOD"),
+    ('{"id": "t/1", "text": "49", "label": "FRAGMENT", "second": "b"}',
+     "v.jsonl:2: 'second' names the reviewer who signed a GOOD verdict too"),
 ])
 def test_a_bad_verdict_file_names_its_line(tmp_path, line, message):
     path = tmp_path / "v.jsonl"
@@ -278,6 +280,31 @@ def test_proposals_add_to_the_earlier_ones(tmp_path):
     with pytest.raises(SignoffError, match="a.jsonl:1: a proposal is a text or"):
         answers.write_text('{"id": "t/2", "propose": [{"text": "y = 3", "forms": "3 = y"}]}\n')
         import_answers(sheets, [answers], "c", out)
+
+
+def test_proposals_a_second_reviewer_signed_carry_the_second_signature(tmp_path):
+    """``second`` on a proposal import: the new proposal and an earlier GOOD proposal of the same
+    text carry it (``Verdicts.second``); a text labelled a defect earlier stays out; a second
+    reviewer with any other sheet is refused."""
+    from node_builder.signoff import import_answers
+
+    out = tmp_path / "v.jsonl"
+    out.write_text("".join(json.dumps(r) + "\n" for r in [
+        {"id": "t/1", "text": "s = 7", "label": "GOOD", "reviewer": "a", "proposed": True},
+        {"id": "t/1", "text": "49", "label": "FRAGMENT", "reviewer": "a"}]))
+    sheets = tmp_path / "prop"
+    sheets.mkdir()
+    (sheets / "proposals.json").write_text(json.dumps(["t/1"]))
+    answers = tmp_path / "a.jsonl"
+    answers.write_text('{"id": "t/1", "propose": ["s = 7", "2x = 14", "49"]}\n')
+    assert import_answers(sheets, [answers], "a+b", out, second="b")["conflicts"] == 1
+    verdicts = load_signoffs(out)["t/1"]
+    assert verdicts.second == {"s = 7", "2x = 14"} and verdicts.labels["49"] == "FRAGMENT"
+    revision = tmp_path / "rev"
+    revision.mkdir()
+    (revision / "candidates.json").write_text(json.dumps({"t/1": ["s = 7"]}))
+    with pytest.raises(SignoffError, match="goes with a proposal sheet"):
+        import_answers(revision, [answers], "c", out, second="b")
 
 
 def test_proposal_sheets_of_listed_problems_only(tmp_path):
@@ -594,9 +621,9 @@ def test_the_audit_dispute_round_trip_on_real_gsm8k_solutions(tmp_path):
 
 def test_a_second_signature_goes_to_the_shipped_nodes_no_audit_confirmed(tmp_path):
     """GSM8K test/2 ships two signed computations; an audit signed one GOOD. ``--revise --shipped
-    --audit`` shows only the other, without its label; the second reviewer's ROUTE replaces the
-    signature and the build drops it, while the confirmed node stays. Without ``--audit`` both are
-    on the sheet."""
+    --audit`` shows only the other, without its label; the second reviewer's GOOD is kept as
+    ``second`` and takes the node off the next such sheet; a ROUTE (on a sheet of both, without
+    ``--audit``) replaces the signature and the build drops it, while the confirmed node stays."""
     sources = ["--source", f"gsm8k:{GSM8K / 'test.jsonl'}", "--source", f"gsm8k-socratic:{GSM8K / 'test_socratic.jsonl'}"]
     (tmp_path / "v.jsonl").write_text("".join(json.dumps(r) + "\n" for r in [
         {"id": "gsm8k/test/2", "text": "80000+50000=130000", "label": "GOOD", "reviewer": "a"},
@@ -615,9 +642,19 @@ def test_a_second_signature_goes_to_the_shipped_nodes_no_audit_confirmed(tmp_pat
     assert sheet("all")["gsm8k/test/2"] == ["80000+50000=130000", "80000*1.5=120000"]
     assert sheet("s", "--audit", "audit.jsonl") == {"gsm8k/test/2": ["80000*1.5=120000"]}
     assert "<GOOD>" not in (tmp_path / "s" / "sheet1.md").read_text()
-    (tmp_path / "a.txt").write_text("gsm8k/test/2: 1R\n")
-    imported = _cli("signoff-import", "--sheet-dir", "s", "--answers", "a.txt", "--reviewer", "b", "--out", "v.jsonl",
-                    cwd=tmp_path)
-    assert imported.returncode == 0 and json.loads(imported.stderr)["revised"] == 1, imported.stderr
+
+    def answer(sheet_dir, line):
+        (tmp_path / "a.txt").write_text(line)
+        done = _cli("signoff-import", "--sheet-dir", sheet_dir, "--answers", "a.txt", "--reviewer", "b", "--out",
+                    "v.jsonl", cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stderr)
+
+    # GOOD: the second signature is kept, and the node is on no later second-signature sheet
+    assert answer("s", "gsm8k/test/2: 1G\n")["second_signatures"] == 1
+    assert load_signoffs(tmp_path / "v.jsonl")["gsm8k/test/2"].second == {"80000*1.5=120000"}
+    assert sheet("s2", "--audit", "audit.jsonl") == {}
+    # another label replaces the signature: the build drops the node
+    assert answer("all", "gsm8k/test/2: 2R\n")["revised"] == 1
     assert [n["text"] for n in _built_record(tmp_path, "after", sources, "gsm8k/test/2")["nodes"]] == [
         "80000+50000=130000"]
