@@ -890,26 +890,36 @@ def import_answers(sheet_dir: Path, answers: list[Path], reviewer: str, out: Pat
             if (row["id"], row["text"]) not in seen:
                 seen.add((row["id"], row["text"]))
                 new.append(row)
-    if (sheet_dir / "revise.json").exists():  # a revision names only the labels it changes
-        before = load_signoffs(Path(out)) if Path(out).exists() else {}
-        restated = {(row["id"], text_key(row["text"])) for row in new
-                    if row["id"] in before and before[row["id"]].labels.get(text_key(row["text"])) == row["label"]}
-        new = [row for row in new if (row["id"], text_key(row["text"])) not in restated]  # a label restated
-        confirmed = set()  # changes nothing (a proposal stays one), but a GOOD on a second-signature sheet
-        if (sheet_dir / "second.json").exists():  # is a second signature
-            confirmed = {key for key in restated if before[key[0]].labels[key[1]] == GOOD}
-            new = [{**row, "second": reviewer} if row["label"] == GOOD else row for row in new]
-        changed = {(row["id"], row["text"]) for row in new}
-        rows = _merge(out, new, lambda row: (row["id"], text_key(row["text"])) in changed,
-                      annotate=lambda row: {"second": reviewer} if (row["id"], text_key(row["text"])) in confirmed
-                      else None)
-        return {"problems": len({row["id"] for row in new}), "revised": len(new),
-                "good": sum(r["label"] == GOOD for r in new), "second_signatures": len(confirmed) + sum(
-                    r["label"] == GOOD for r in new if "second" in r), "file_verdicts": len(rows)}
+    if (sheet_dir / "revise.json").exists():
+        return _import_revision(sheet_dir, new, reviewer, out)
     answered = {row["id"] for row in new}
     rows = _merge(out, new, lambda row: row["id"] in answered and not row.get("proposed"))
     return {"problems": len(answered), "verdicts": len(new), "good": sum(r["label"] == GOOD for r in new),
             "unlabelled": unlabelled, "file_verdicts": len(rows)}
+
+
+def _import_revision(sheet_dir: Path, new: list[dict], reviewer: str, out: Path) -> dict:
+    """Revision answers merged into ``out``: a revision names only the labels it changes, so a
+    label restated changes nothing (a proposal stays one), but on a second-signature sheet
+    (``second.json``) a GOOD is the second signature: kept as ``second: reviewer`` on the
+    verdict, restated or not."""
+    before = load_signoffs(Path(out)) if Path(out).exists() else {}
+    second_sheet = (sheet_dir / "second.json").exists()
+
+    def restated(row) -> bool:
+        return row["id"] in before and before[row["id"]].labels.get(text_key(row["text"])) == row["label"]
+
+    confirmed = {(row["id"], text_key(row["text"])) for row in new
+                 if second_sheet and row["label"] == GOOD and restated(row)}
+    new = [{**row, "second": reviewer} if second_sheet and row["label"] == GOOD else row
+           for row in new if not restated(row)]
+    changed = {(row["id"], row["text"]) for row in new}
+    rows = _merge(out, new, lambda row: (row["id"], text_key(row["text"])) in changed,
+                  annotate=lambda row: {"second": reviewer} if (row["id"], text_key(row["text"])) in confirmed
+                  else None)
+    return {"problems": len({row["id"] for row in new}), "revised": len(new),
+            "good": sum(row["label"] == GOOD for row in new),
+            "second_signatures": len(confirmed) + sum("second" in row for row in new), "file_verdicts": len(rows)}
 
 
 def _import_proposals(sheet_dir: Path, answers: list[Path], reviewer: str, out: Path,
