@@ -153,15 +153,14 @@ def _signoffs(path: Path | None) -> dict | None:
         raise InputError(f"--signoff {err}") from None
 
 
-def _audits(path: str | None, benchmark: str, shipped: str | None) -> dict | None:
-    """The audit verdicts of ``path`` on the nodes the data file ``shipped`` holds (``--audit``)."""
+def _audits(path: str, benchmark: str, shipped: dict[str, list[str]]) -> dict:
+    """The audit verdicts of ``path`` on the ``shipped`` nodes (record id -> node texts of the
+    ``--shipped`` data file) (``--audit``)."""
     from node_builder.signoff import SignoffError, audit_labels, text_key
 
-    if path is None:
-        return None
     if not Path(path).is_file():
         raise InputError(f"--audit {path}: no such file")
-    ships = {rid: {text_key(t) for t in texts} for rid, texts in _node_texts(shipped).items()}
+    ships = {rid: {text_key(t) for t in texts} for rid, texts in shipped.items()}
     try:
         return audit_labels(Path(path), benchmark, ships)
     except (SignoffError, UnicodeDecodeError) as err:
@@ -179,7 +178,7 @@ def _shipped_to_read(args) -> dict[str, list[str]] | None:
     shipped = _node_texts(args.shipped)
     if not args.audit:
         return shipped
-    return unconfirmed(shipped, _audits(args.audit, args.benchmark, args.shipped), _signoffs(args.revise))
+    return unconfirmed(shipped, _audits(args.audit, args.benchmark, shipped), _signoffs(args.revise))
 
 
 def cmd_build(args) -> int:
@@ -310,7 +309,8 @@ def cmd_signoff_sheet(args) -> int:
 
         written = write_dispute_sheets(args.benchmark, specs, Path(args.out_dir), _signoffs(args.disputes), args.parts,
                                        quiet=args.quiet,
-                                       audits=_audits(args.audit, args.benchmark, args.shipped))
+                                       audits=_audits(args.audit, args.benchmark, _node_texts(args.shipped))
+                                       if args.audit else None)
     elif args.propose:
         from node_builder.signoff import write_proposal_sheets
 
@@ -443,7 +443,7 @@ def make_parser() -> argparse.ArgumentParser:
                     help="with --disputes and --shipped: also a shipped node that these audit verdicts "
                          "(benchmarks/node_audit/precision.jsonl) label otherwise more often than GOOD (the "
                          "signature and the audits at least tie); with --revise and --shipped: only the shipped "
-                         "nodes these audits have not all signed GOOD (a second signature where none exists)")
+                         "nodes that neither a second signature nor every one of these audits signed GOOD")
     sh.add_argument("--solutions", type=positive_int, default=1,
                     help="proposal sheets: show the solutions of this many model voices (default 1)")
     sh.add_argument("--only", metavar="IDS", help="proposal sheets: only the problems this file lists, one id per line")

@@ -992,22 +992,20 @@ def _import_disputes(sheet_dir: Path, answers: list[Path], reviewer: str, out: P
             answered.update((row["id"], writing) for writing in group)
     changed = {(row["id"], row["text"]) for row in new}
     rows = _merge(out, new, lambda row: (row["id"], text_key(row["text"])) in changed,
-                  settle=lambda row: (row["id"], text_key(row["text"])) in answered)
+                  annotate=lambda row: {"settled": True} if (row["id"], text_key(row["text"])) in answered else None)
     return {"problems": len({pid for pid, _ in changed}), "relabelled": len(new),
             "good": sum(row["label"] == GOOD for row in new), "file_verdicts": len(rows)}
 
 
-def _merge(out: Path, new: list[dict], replaced, settle=None, annotate=None) -> list[dict]:
-    """``out``'s rows but those ``replaced`` says, plus ``new``, by problem id; a kept row
-    ``settle`` says gets ``"settled": true`` (a proposal a third reviewer confirmed), and the
-    fields ``annotate`` returns for it (a second signature)."""
+def _merge(out: Path, new: list[dict], replaced, annotate=None) -> list[dict]:
+    """``out``'s rows but those ``replaced`` says, plus ``new``, by problem id; a kept row gains
+    the fields ``annotate`` returns for it (``settled`` for a proposal a third reviewer confirmed,
+    ``second`` for a second signature)."""
     kept = []
     if Path(out).exists():
         load_signoffs(Path(out))  # refuse to merge into a malformed file
         kept = [json.loads(line) for line in Path(out).read_text(encoding="utf-8").splitlines() if line.strip()]
         kept = [row for row in kept if not replaced(row)]
-        if settle is not None:
-            kept = [{**row, "settled": True} if settle(row) else row for row in kept]
         if annotate is not None:
             kept = [{**row, **(annotate(row) or {})} for row in kept]
     rows = sorted(kept + new, key=lambda row: row["id"])  # stable: sheet order within a problem
