@@ -282,12 +282,15 @@ def _node_texts(path: str) -> dict[str, list[str]]:
 def cmd_signoff_sheet(args) -> int:
     from node_builder.signoff import write_sheets
 
-    if sum(bool(x) for x in (args.revise, args.unread, args.propose, args.forms, args.disputes)) > 1:
-        raise InputError("--revise, --unread, --propose, --forms and --disputes are different sheets: give one")
+    if sum(bool(x) for x in (args.revise, args.unread, args.propose, args.forms, args.disputes, args.appeal)) > 1:
+        raise InputError("--revise, --unread, --propose, --forms, --disputes and --appeal are different sheets: "
+                         "give one")
+    if args.appeal and not args.shipped:
+        raise InputError("--appeal VERDICTS.jsonl reads the records that ship no node: give --shipped DATA.jsonl")
     if args.audit and not ((args.disputes or args.revise) and args.shipped):
         raise InputError("--audit AUDIT.jsonl reads what ships: give --shipped DATA.jsonl and --disputes "
                          "VERDICTS.jsonl (disputes) or --revise VERDICTS.jsonl (second signatures)")
-    if args.shipped and not (args.revise or args.audit):
+    if args.shipped and not (args.revise or args.audit or args.appeal):
         raise InputError("--shipped DATA.jsonl narrows revision sheets: give --revise VERDICTS.jsonl too")
     if (args.only or args.solutions != 1) and not args.propose:
         raise InputError("--only and --solutions are for proposal sheets (--propose VERDICTS.jsonl)")
@@ -311,6 +314,11 @@ def cmd_signoff_sheet(args) -> int:
                                        quiet=args.quiet,
                                        audits=_audits(args.audit, args.benchmark, _node_texts(args.shipped))
                                        if args.audit else None)
+    elif args.appeal:
+        from node_builder.signoff import write_appeal_sheets
+
+        written = write_appeal_sheets(args.benchmark, specs, Path(args.out_dir), _signoffs(args.appeal),
+                                      _node_texts(args.shipped), args.parts, quiet=args.quiet)
     elif args.propose:
         from node_builder.signoff import write_proposal_sheets
 
@@ -427,7 +435,7 @@ def make_parser() -> argparse.ArgumentParser:
     sh.add_argument("--shipped", metavar="DATA.jsonl",
                     help="with --revise: revision sheets of the nodes these records ship, every one shown "
                          "without its label (a second signature on what ships); with --audit: the nodes whose "
-                         "audits count")
+                         "audits count; with --appeal: the records without nodes")
     sh.add_argument("--propose", metavar="VERDICTS.jsonl",
                     help="proposal sheets instead: every solved problem with what these verdicts sign, for the "
                          "reviewer to add the key results it misses (answers: JSON lines {id, propose: [texts]})")
@@ -439,6 +447,11 @@ def make_parser() -> argparse.ArgumentParser:
                     help="dispute sheets instead: the signable candidates whose writings these verdicts label "
                          "both GOOD and a defect, for a third reviewer (answers as for the first sheets; every "
                          "writing of a candidate takes the answer's label)")
+    sh.add_argument("--appeal", metavar="VERDICTS.jsonl",
+                    help="appeal sheets instead: in the records that --shipped DATA.jsonl gives no node, the "
+                         "candidates these verdicts label ROUTE that two voices and half of them state, without "
+                         "the label, for two fresh reviewers (both answer the same sheets; import both answer "
+                         "files at once with --second-reviewer: both GOOD overturn the label)")
     sh.add_argument("--audit", metavar="AUDIT.jsonl",
                     help="with --disputes and --shipped: also a shipped node that these audit verdicts "
                          "(benchmarks/node_audit/precision.jsonl) label otherwise more often than GOOD (the "
@@ -453,12 +466,14 @@ def make_parser() -> argparse.ArgumentParser:
     im = sub.add_parser("signoff-import", help="merge a reviewer's answer lines into a verdict file")
     im.add_argument("--sheet-dir", required=True,
                     help="the signoff-sheet folder (its candidates.json; proposals.json for proposal sheets, "
-                         "forms.json for forms sheets, disputes.json for dispute sheets)")
+                         "forms.json for forms sheets, disputes.json for dispute sheets, appeal.json for appeal "
+                         "sheets)")
     im.add_argument("--answers", nargs="+", required=True,
                     help="answer files: one 'ID: 1G 2R ...' line per problem (proposals: JSON lines)")
     im.add_argument("--reviewer", required=True, help="who signed (kept with each verdict)")
     im.add_argument("--second-reviewer", metavar="NAME",
-                    help="proposal sheets: a second reviewer signed these proposals GOOD too (kept as 'second')")
+                    help="proposal sheets: a second reviewer signed these proposals GOOD too (kept as 'second'); "
+                         "appeal sheets: who wrote the second answer file")
     im.add_argument("--out", required=True, help="the verdict file to merge into (created if missing)")
     im.set_defaults(func=cmd_signoff_import)
     return parser

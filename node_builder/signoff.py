@@ -38,7 +38,12 @@ The round trip (``python -m node_builder signoff-sheet`` / ``signoff-import``):
    verdicts label differently (one GOOD, another a defect that is not a duplicate: a proposal
    signed GOOD that a first sheet's reviewer had labelled ROUTE in the voices' writing) to a third
    reviewer, without the labels; the answer (``ID: 1G 2R``) labels every writing of the candidate
-   (:func:`dispute_rows`), so the build reads one verdict where it read the first defect.
+   (:func:`dispute_rows`), so the build reads one verdict where it read the first defect;
+7. appeal sheets (:func:`write_appeal_sheets`) show, for the records that ship no node, each
+   candidate the consensus rule agrees on (two voices and half of them state it) that one
+   reviewer labelled ROUTE -- a step most voices take is no one route's by the data -- to two
+   fresh reviewers, without the label; both GOOD overturn it (two signatures, ``second``), anything
+   else lets it stand (:func:`appeal_rows`); either way it is ``settled``.
 
 Example:
     >>> verdicts_from_lines(["t/1: 1G 2F"], {"t/1": ["x = 7", "7"]}, reviewer="r1")
@@ -61,6 +66,7 @@ from node_builder.evidence import Evidence
 
 GOOD = "GOOD"
 FRAGMENT = "FRAGMENT"
+ROUTE = "ROUTE"
 #: The audit's rubric (issue #23): only GOOD is signed.
 LABELS = ("GOOD", "ROUTE", "RESTATE", "DEFINITION", "ANSWER", "FRAGMENT", "WRONG")
 #: One-letter codes of the answer lines.
@@ -758,15 +764,16 @@ def unconfirmed(shipped: dict[str, list[str]], audits: dict[str, dict[str, list[
     return out
 
 
-def dispute_block(evidence: Evidence, rows: list[tuple], labels: dict[str, str], reference_chars: int = 900) -> str:
+def dispute_block(evidence: Evidence, rows: list[tuple], labels: dict[str, str], reference_chars: int = 900,
+                  title: str = "DISPUTED") -> str:
     """The dispute sheet block of one problem: its header, what is signed GOOD outside the
     disputes, and each disputed candidate (``rows`` of :func:`disputed`) with ``[k/n]`` voices, its
     other labelled writings and a line of one solution around it -- no label (the third reviewer
-    reads unbiased)."""
+    reads unbiased). An appeal sheet's block is the same under ``title`` APPEALED."""
     lines = _header(evidence.problem, _reference(evidence.problem), reference_chars)
     disputed_keys = {key for *_, writings in rows for key in writings}
     lines.append(_signed_line(Verdicts({key: label for key, label in labels.items() if key not in disputed_keys})))
-    lines.append("DISPUTED (voices stating it / voices):")
+    lines.append(f"{title} (voices stating it / voices):")
     for i, (candidate, k, n, writings) in enumerate(rows, 1):
         first = min(candidate.hits, key=lambda t: candidate.hits[t])
         also = [w for w in writings if w != text_key(candidate.node.text)]
@@ -797,6 +804,89 @@ def write_dispute_sheets(benchmark: str, sources: list[str], out_dir: Path, verd
     (out_dir / "disputes.json").write_text(json.dumps(listed, ensure_ascii=False), encoding="utf-8")
     return {"problems": len(problems), "on_sheets": len(listed), "disputed": sum(map(len, listed.values())),
             "sheets": sheets}
+
+
+def appealed(evidence: Evidence, rule: ConsensusRule, labels: dict[str, str],
+             settled: frozenset = frozenset()) -> list[tuple]:
+    r"""``(candidate, k, n, writings)`` of the signable candidates labelled ROUTE (as the build
+    reads them, :func:`signed_label`) that the consensus rule agrees on (``rule.agrees``: two
+    voices and ``rule.min_share`` of them state it), for two fresh reviewers: the rubric's ROUTE
+    is one route's step, and most voices taking it is evidence against that reading. A candidate
+    with a writing in ``settled`` (heard already) is none; a writing belongs to the first.
+
+    >>> from node_builder.schema import Problem, Trajectory
+    >>> from node_builder.evidence import gather
+    >>> texts = ["Morning: 5 x 5 = 25 liters; afternoon 30; 55.", "He gets 5 x 5 = 25, then 6 x 5 = 30: 55.",
+    ...          "5 x 5 = 25 and 6 x 5 = 30 liters, so 25 + 30 = 55."]
+    >>> p = Problem("t/1", "t", "Baldur gets 5 pails of water every morning and 6 every afternoon, 5 liters each. "
+    ...             "How many liters a day?", "55",
+    ...             trajectories=[Trajectory(t, f"model:{v}", True, voice=v) for v, t in zip("ABC", texts)])
+    >>> evidence = gather(p)
+    >>> [(c.node.text, k, n) for c, k, n, _ in appealed(evidence, ConsensusRule(), {"5 x 5 = 25": "ROUTE"})]
+    [('5 x 5 = 25', 3, 3)]
+    >>> appealed(evidence, ConsensusRule(), {"5 x 5 = 25": "FRAGMENT"})  # a shape defect: no appeal
+    []
+    >>> appealed(evidence, ConsensusRule(), {"5 x 5 = 25": "ROUTE"}, frozenset({"5 x 5 = 25"}))
+    []
+    """
+    out, claimed = [], set()
+    for candidate, k, n in signable(evidence, rule):
+        if not rule.agrees(k, n) or signed_label(candidate, labels) != ROUTE:
+            continue
+        writings = tuple(key for key in dict.fromkeys(text_key(t) for t in (candidate.node.text, *_writings(candidate)))
+                         if key in labels and key not in claimed)
+        if writings and not any(key in settled for key in writings):
+            claimed.update(writings)
+            out.append((candidate, k, n, writings))
+    return out
+
+
+def write_appeal_sheets(benchmark: str, sources: list[str], out_dir: Path, verdicts: dict[str, Verdicts],
+                        shipped: dict[str, list[str]], parts: int = 1, quiet: bool = True) -> dict:
+    """Appeal sheets ``appeal1.md..`` of the problems that ``shipped`` (record id -> its node
+    texts) gives no node and that have :func:`appealed` candidates under ``verdicts``
+    (:func:`dispute_block`, titled APPEALED: no label shown), and ``appeal.json`` (problem id ->
+    each appealed candidate's labelled writings, in sheet order). Two reviewers answer the same
+    sheets, one line per problem (``ID: 1G 2R``); :func:`appeal_rows` combines their answers."""
+    from node_builder.build import import_problems
+
+    problems = [p for p in import_problems(sources, benchmark, None).problems if p.id in shipped and not shipped[p.id]]
+    blocks, listed = [], {}
+    for problem, mine, evidence in _signed_evidence(problems, verdicts, f"{benchmark} appeal sheets", quiet):
+        rows = appealed(evidence, ConsensusRule(), mine.labels, mine.settled)
+        if rows:
+            blocks.append(dispute_block(evidence, rows, mine.labels, title="APPEALED"))
+            listed[problem.id] = [list(writings) for *_, writings in rows]
+    sheets = _write_parts(blocks, out_dir, "appeal", parts)
+    (out_dir / "appeal.json").write_text(json.dumps(listed, ensure_ascii=False), encoding="utf-8")
+    return {"problems": len(problems), "on_sheets": len(listed), "appealed": sum(map(len, listed.values())),
+            "sheets": sheets}
+
+
+def appeal_rows(first: list[str], second: list[str], listed: dict[str, list[list[str]]], reviewer: str,
+                second_reviewer: str) -> tuple[list[dict], set]:
+    """``(new verdict rows, (problem id, writing) pairs heard)`` of two reviewers' answers to the
+    same appeal sheets: a candidate both label GOOD gets GOOD on every writing, signed by
+    ``reviewer`` with ``second: second_reviewer``, and ``settled``; any other pair of answers
+    leaves its verdicts as they are (the caller marks them settled). A candidate only one of
+    them answered is not heard. :class:`SignoffError` as for :func:`verdicts_from_lines`.
+
+    >>> listed = {"t/1": [["5 x 5 = 25"], ["6 x 5 = 30"]]}
+    >>> rows, heard = appeal_rows(["t/1: 1G 2G"], ["t/1: 1G 2R"], listed, "r1", "r2")
+    >>> [(r["text"], r["label"], r["second"]) for r in rows], sorted(heard)
+    ([('5 x 5 = 25', 'GOOD', 'r2')], [('t/1', '5 x 5 = 25'), ('t/1', '6 x 5 = 30')])
+    """
+    answers = [{(row["id"], tuple(group)): row["label"] for row, group in _answered_groups(lines, listed, name)}
+               for lines, name in ((first, reviewer), (second, second_reviewer))]
+    rows, heard = [], set()
+    for (pid, group), label in answers[0].items():
+        if (pid, group) not in answers[1]:
+            continue
+        heard.update((pid, writing) for writing in group)
+        if label == GOOD and answers[1][(pid, group)] == GOOD:
+            rows += [{"id": pid, "text": writing, "label": GOOD, "reviewer": reviewer, "second": second_reviewer,
+                      "settled": True} for writing in group]
+    return rows, heard
 
 
 def dispute_rows(lines, listed: dict[str, list[list[str]]], reviewer: str,
@@ -865,6 +955,8 @@ def import_answers(sheet_dir: Path, answers: list[Path], reviewer: str, out: Pat
     second-signature sheet (``second.json``) a GOOD answer is kept as ``second: reviewer`` on the
     verdict; proposals imported with ``second`` (who signed them GOOD too) carry it likewise."""
     sheet_dir = Path(sheet_dir)
+    if (sheet_dir / "appeal.json").exists():
+        return _import_appeal(sheet_dir, answers, reviewer, out, second)
     if second is not None and not (sheet_dir / "proposals.json").exists():
         raise SignoffError("a second reviewer of written-in results goes with a proposal sheet's answers "
                            "(a second-signature sheet records its own)")
@@ -978,6 +1070,22 @@ def _import_forms(sheet_dir: Path, answers: list[Path], reviewer: str, out: Path
                 row["forms"], row["forms_reviewer"] = forms, reviewer
     Path(out).write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), encoding="utf-8")
     return {"proposals": len(found), "forms": added, "missing": len(set(written) - found), "file_verdicts": len(rows)}
+
+
+def _import_appeal(sheet_dir: Path, answers: list[Path], reviewer: str, out: Path, second: str | None) -> dict:
+    """Appeal answers merged into ``out``: two answer files, ``reviewer``'s then ``second``'s
+    (:func:`appeal_rows`); an overturned candidate's writings are GOOD with two signatures, and
+    every heard writing is ``settled`` (no later appeal sheet lists it)."""
+    if len(answers) != 2 or not second:
+        raise SignoffError("an appeal is heard by two reviewers: give --answers FIRST SECOND and --second-reviewer")
+    listed = json.loads((sheet_dir / "appeal.json").read_text(encoding="utf-8"))
+    lines = [Path(path).read_text(encoding="utf-8").splitlines() for path in answers]
+    new, heard = appeal_rows(lines[0], lines[1], listed, reviewer, second)
+    changed = {(row["id"], row["text"]) for row in new}
+    rows = _merge(out, new, lambda row: (row["id"], text_key(row["text"])) in changed,
+                  annotate=lambda row: {"settled": True} if (row["id"], text_key(row["text"])) in heard else None)
+    return {"problems": len({pid for pid, _ in heard}), "heard": len(heard), "overturned": len(new),
+            "file_verdicts": len(rows)}
 
 
 def _import_disputes(sheet_dir: Path, answers: list[Path], reviewer: str, out: Path) -> dict:

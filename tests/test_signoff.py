@@ -352,7 +352,8 @@ def test_sheet_kinds_are_exclusive(tmp_path):
     (tmp_path / "v.jsonl").write_text("")
     refused = _cli("signoff-sheet", "--benchmark", "gsm8k", "--source", f"gsm8k:{GSM8K / 'test.jsonl'}", "--out-dir",
                    "s", "--unread", "v.jsonl", "--revise", "v.jsonl", "--quiet", cwd=tmp_path)
-    assert refused.returncode == 2 and "--revise, --unread, --propose, --forms and --disputes are different sheets" in refused.stderr
+    assert refused.returncode == 2 and "--revise, --unread, --propose, --forms, --disputes and --appeal are different" \
+        in refused.stderr
     refused = _cli("signoff-sheet", "--benchmark", "gsm8k", "--source", f"gsm8k:{GSM8K / 'test.jsonl'}", "--out-dir",
                    "s", "--shipped", "v.jsonl", "--quiet", cwd=tmp_path)
     assert refused.returncode == 2 and "--shipped DATA.jsonl narrows revision sheets" in refused.stderr
@@ -617,6 +618,88 @@ def test_the_audit_dispute_round_trip_on_real_gsm8k_solutions(tmp_path):
                "--audit", "audit.jsonl", "--shipped", "before.jsonl", cwd=tmp_path)
     assert bad.returncode == 2 and "audit.jsonl:1: an audit verdict needs string fields record, node and label" in bad.stderr
     assert "Traceback" not in bad.stderr
+
+
+def test_an_appeal_heard_by_two_reviewers_overturns_a_route_label_only_when_both_sign(tmp_path):
+    """Three voices write ``5 x 5 = 25``; a first reviewer called it ROUTE, so the record is
+    empty. Only a ROUTE the rule agrees on is appealed (not a shape defect, not one settled).
+    Both fresh reviewers' GOOD overturn it, with two signatures, and the node ships; a split
+    leaves the ROUTE, and either way the candidate is settled."""
+    from node_builder.signoff import appeal_rows, appealed, dispute_block
+
+    problem = _pails_problem()
+    rows = [{"id": "t/200", "text": "5 x 5 = 25", "label": "ROUTE", "reviewer": "a"},
+            {"id": "t/200", "text": "6 x 5 = 30", "label": "FRAGMENT", "reviewer": "a"}]
+    out = tmp_path / "v.jsonl"
+    out.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    verdicts = load_signoffs(out)["t/200"]
+    evidence = gather(problem, None, proposed_nodes(verdicts, problem))
+    assert select(evidence, ConsensusRule(), signed=verdicts.labels).nodes == []
+    found = appealed(evidence, ConsensusRule(), verdicts.labels)
+    assert [(c.node.text, k, n, w) for c, k, n, w in found] == [("5 x 5 = 25", 3, 3, ("5 x 5 = 25",))]
+    block = dispute_block(evidence, found, verdicts.labels, title="APPEALED")
+    assert "APPEALED (voices stating it / voices):" in block and "ROUTE" not in block
+    assert appealed(evidence, ConsensusRule(min_share=1.01), verdicts.labels) == []  # the rule does not agree
+
+    listed = {"t/200": [list(found[0][3])]}
+    new, heard = appeal_rows(["t/200: 1G"], ["t/200: 1G"], listed, "r1", "r2")
+    assert new == [{"id": "t/200", "text": "5 x 5 = 25", "label": "GOOD", "reviewer": "r1", "second": "r2",
+                    "settled": True}]
+    assert heard == {("t/200", "5 x 5 = 25")}
+    assert appeal_rows(["t/200: 1G"], ["t/200: 1R"], listed, "r1", "r2") == ([], heard)  # a split: the label stands
+    assert appeal_rows(["t/200: 1G"], [], listed, "r1", "r2") == ([], set())  # one answer is no hearing
+    with pytest.raises(SignoffError, match="'2G' is no NUMBER"):
+        appeal_rows(["t/200: 2G"], ["t/200: 1G"], listed, "r1", "r2")
+
+
+def test_the_appeal_round_trip_on_real_gsm8k_solutions(tmp_path):
+    """GSM8K test/3 with the voices' ``3*3=9`` (4 of 7) and ``180`` (3 of 7) labelled ROUTE: the
+    record ships no node. ``--appeal --shipped`` lists the step the rule agrees on, without its label; two answer files with
+    ``--second-reviewer`` are one hearing. A split leaves it out and settles it (no later appeal
+    sheet lists it); where both sign it, the build ships it with two signatures."""
+    from node_builder.shipped import shipped_sources
+
+    sources = [arg for spec in shipped_sources("gsm8k", GSM8K.parent) for arg in ("--source", spec)]  # 7 voices
+    first = [{"id": "gsm8k/test/3", "text": "3*3=9", "label": "ROUTE", "reviewer": "a"},
+             {"id": "gsm8k/test/3", "text": "180", "label": "ROUTE", "reviewer": "a"},
+             {"id": "gsm8k/test/3", "text": "9", "label": "FRAGMENT", "reviewer": "a"}]
+
+    def start():
+        (tmp_path / "v.jsonl").write_text("".join(json.dumps(r) + "\n" for r in first))
+        assert _built_record(tmp_path, "before", sources, "gsm8k/test/3")["nodes"] == []
+
+    def sheet(out_dir):
+        done = _cli("signoff-sheet", "--benchmark", "gsm8k", *sources, "--out-dir", out_dir, "--appeal", "v.jsonl",
+                    "--shipped", "before.jsonl", "--quiet", cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        return json.loads((tmp_path / out_dir / "appeal.json").read_text())
+
+    def hear(sheet_dir, one, two):
+        (tmp_path / "a1.txt").write_text(f"gsm8k/test/3: {one}\n")
+        (tmp_path / "a2.txt").write_text(f"gsm8k/test/3: {two}\n")
+        return _cli("signoff-import", "--sheet-dir", sheet_dir, "--answers", "a1.txt", "a2.txt", "--reviewer", "r1",
+                    "--second-reviewer", "r2", "--out", "v.jsonl", cwd=tmp_path)
+
+    start()
+    assert sheet("d") == {"gsm8k/test/3": [["3*3=9"]]}
+    assert "ROUTE" not in (tmp_path / "d" / "appeal1.md").read_text()
+    alone = _cli("signoff-import", "--sheet-dir", "d", "--answers", "a1.txt", "--reviewer", "r1", "--out", "v.jsonl",
+                 cwd=tmp_path)
+    assert alone.returncode == 2 and "an appeal is heard by two reviewers" in alone.stderr
+    split = hear("d", "1G", "1A")
+    assert split.returncode == 0 and json.loads(split.stderr)["overturned"] == 0, split.stderr
+    assert load_signoffs(tmp_path / "v.jsonl")["gsm8k/test/3"].labels["3*3=9"] == "ROUTE"
+    assert sheet("d2") == {}  # settled: heard once
+
+    start()
+    both = hear("d", "1G", "1G")
+    assert both.returncode == 0 and json.loads(both.stderr)["overturned"] == 1, both.stderr
+    signed = load_signoffs(tmp_path / "v.jsonl")["gsm8k/test/3"]
+    assert signed.labels["3*3=9"] == "GOOD" and signed.second == {"3*3=9"}
+    assert [n["text"] for n in _built_record(tmp_path, "after", sources, "gsm8k/test/3")["nodes"]] == ["3*3=9"]
+    refused = _cli("signoff-sheet", "--benchmark", "gsm8k", *sources, "--out-dir", "d3", "--appeal", "v.jsonl",
+                   "--quiet", cwd=tmp_path)
+    assert refused.returncode == 2 and "--appeal VERDICTS.jsonl reads the records that ship no node" in refused.stderr
 
 
 def test_a_second_signature_goes_to_the_shipped_nodes_no_audit_confirmed(tmp_path):
