@@ -35,9 +35,6 @@ def symbol(b, s, start, end, depth):
     :data:`~consensus_metrics.vocabulary.UNICODE_OPERATORS`)."""
     token = _SYMBOL_TOKENS.get(s)
     out = b.out
-    if s == "*" and is_emphasis_star(b):  # markdown italics (*x = 3*) are layout
-        b.spaced = True
-        return
     if token is not None:
         if s == "!=" and out.keys and not b.spaced and (out.kinds[-1] in (NUM, CLOSE) or out.keys[-1] in ("n", "k", "m")):
             # 5!=120, n!=120: a factorial, then = (x != y, x!=y stay "not equal")
@@ -176,34 +173,6 @@ def is_power_stars(b) -> bool:
     prev, nxt = i - 2, i
     return ((kinds[prev] in (NUMERAL, LETTERS) or texts[prev] in (")", "}"))
             and (kinds[nxt] in (NUMERAL, LETTERS) or texts[nxt] in ("(", "{", "-")))
-
-
-#: what may follow the star that closes an italic span without a space (``*x = 3*.``)
-_AFTER_EMPHASIS = frozenset((".", ",", ";", ":", "!", "?", ")", "]"))
-#: what a closing star cannot be glued to: an operator wants its operand (``3 +*``)
-_BEFORE_OPERAND = frozenset(("+", "-", "*", "/", "=", "^", "_", "(", "[", "{", "<", ">"))
-
-
-def is_emphasis_star(b) -> bool:
-    """A single ``*`` is markdown italics, not a product, when it is glued to one side only:
-    it opens a span (a space or the text's start before it, a lexeme glued after: ``so *x = 3*``)
-    or closes one (glued to what it ends, then a space, punctuation or the end: ``*x = 3*.``).
-    A product has operands on both sides, glued (``3*4``) or spaced (``3 * 4``).
-
-    >>> from consensus_metrics.normalize import canonical_key
-    >>> canonical_key("so *f(5) - 1 = 6* here"), canonical_key("3*4 = 12"), canonical_key("3 * 4")
-    ('~so f * #5 - #1 = #6 ~here', '#3 * #4 = #12', '#3 * #4')
-    """
-    texts, gaps, i = b.lex_text, b.lex_gap, b.i  # i - 1 is the "*" lexeme
-    j, n = i - 1, len(b.lex_text)
-    if texts[j] != "*":  # a Unicode product sign read as "*" (3× 4) is no markdown
-        return False
-    before_open = j == 0 or gaps[j] != 0
-    after_glued = i < n and gaps[i] == 0 and texts[i] != "*"
-    if before_open and after_glued:
-        return True
-    after_open = i >= n or gaps[i] != 0 or texts[i] in _AFTER_EMPHASIS
-    return j > 0 and gaps[j] == 0 and after_open and texts[j - 1] not in _BEFORE_OPERAND
 
 
 # ----------------------------------------------------------------------------- roots, primes, degrees, Unicode
