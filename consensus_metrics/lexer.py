@@ -289,23 +289,24 @@ def drop_emphasis_stars(lexemes: Lexemes) -> None:
     >>> lex("4 books *200 pages/book = <<4*200=800>>800").text[:4], lex("*x = 3*", markdown=False).text[0]
     (['4', 'books', '*', '200'], '*')
     """
-    texts, gaps = lexemes.text, lexemes.gap
-    pairs, j, n = [], 0, len(texts)
+    gaps = lexemes.gap
+    stars, j, n = set(), 0, len(gaps)
     while j < n:
         if _opens_emphasis(lexemes, j):
             for k in range(j + 1, min(j + 1 + EMPHASIS_REACH, n)):
                 if gaps[k] == LINE_BREAK:
                     break
                 if _closes_emphasis(lexemes, k):
-                    pairs.append((j, k))
+                    stars.update((j, k))
                     j = k
                     break
         j += 1
-    for j, k in reversed(pairs):  # from the end: removing lexemes keeps earlier indices valid
-        for star in (k, j):
-            if star + 1 < len(texts):
+    if stars:  # one pass over the columns, however many spans (deleting one by one is quadratic)
+        for star in sorted(stars):
+            if star + 1 < n:
                 gaps[star + 1] = max(gaps[star + 1], gaps[star], SPACE)
-            lexemes.delete(star, star + 1)
+        for column in (lexemes.kind, lexemes.text, lexemes.start, lexemes.end, gaps):
+            column[:] = [x for i, x in enumerate(column) if i not in stars]
 
 
 def _opens_emphasis(lexemes: Lexemes, j: int) -> bool:

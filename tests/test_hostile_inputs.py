@@ -36,6 +36,9 @@ HOSTILE = {
     "unbalanced": "\\left( \\frac{1}{ \\sqrt[ x^{ _ ^ \\boxed{",
     "null think": "<think>" * 1000,
     "latex soup": "\\begin{align*}" + "&= \\frac{\\partial}{\\partial x} \\\\ " * 5000,
+    # markdown italics: removing the stars span by span was quadratic in their number
+    "italics everywhere": "*x* = *3* " * 50_000,
+    "unpaired stars": "so *x = 3 and " * 50_000,
 }
 
 #: Repetition loops, the most common failure of real models (issue 24, item 1): one long chain of
