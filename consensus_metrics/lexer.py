@@ -236,7 +236,8 @@ def lex(text: str, deadline: Deadline = NO_DEADLINE, markdown: bool = True) -> L
     lexemes = Lexemes(kinds, texts, starts, ends, gaps)
     if markdown:
         drop_list_markers(text, lexemes, line_starts)
-        drop_emphasis_stars(lexemes)
+        if "*" in text:
+            drop_emphasis_stars(lexemes)
     return lexemes
 
 
@@ -290,17 +291,20 @@ def drop_emphasis_stars(lexemes: Lexemes) -> None:
     (['4', 'books', '*', '200'], '*')
     """
     gaps = lexemes.gap
-    stars, j, n = set(), 0, len(gaps)
-    while j < n:
-        if _opens_emphasis(lexemes, j):
-            for k in range(j + 1, min(j + 1 + EMPHASIS_REACH, n)):
-                if gaps[k] == LINE_BREAK:
-                    break
-                if _closes_emphasis(lexemes, k):
-                    stars.update((j, k))
-                    j = k
-                    break
-        j += 1
+    n = len(gaps)
+    candidates = [j for j, t in enumerate(lexemes.text) if t == "*"]  # only stars are looked at
+    stars, taken = set(), -1
+    for i, j in enumerate(candidates):
+        if j <= taken or not _opens_emphasis(lexemes, j):
+            continue
+        for m in range(i + 1, len(candidates)):  # the next stars only: a span ends within reach
+            k = candidates[m]
+            if k > j + EMPHASIS_REACH or LINE_BREAK in gaps[j + 1:k + 1]:
+                break
+            if _closes_emphasis(lexemes, k):
+                stars.update((j, k))
+                taken = k
+                break
     if stars:  # one pass over the columns, however many spans (deleting one by one is quadratic)
         for star in sorted(stars):
             if star + 1 < n:
