@@ -39,6 +39,7 @@ HOSTILE = {
     # markdown italics: removing the stars span by span was quadratic in their number
     "italics everywhere": "*x* = *3* " * 50_000,
     "unpaired stars": "so *x = 3 and " * 50_000,
+    "list items": "- x = 3\n" * 100_000,  # removing the markers line by line was quadratic too
 }
 
 #: Repetition loops, the most common failure of real models (issue 24, item 1): one long chain of
