@@ -306,10 +306,12 @@ def drop_emphasis_stars(lexemes: Lexemes) -> None:
     for i, j in enumerate(candidates):
         if j <= taken or not _opens_emphasis(lexemes, j):
             continue
+        last = j
         for m in range(i + 1, len(candidates)):  # the next stars only: a span ends within reach
             k = candidates[m]
-            if k > j + EMPHASIS_REACH or LINE_BREAK in gaps[j + 1:k + 1]:
+            if k > j + EMPHASIS_REACH or LINE_BREAK in gaps[last + 1:k + 1]:
                 break
+            last = k
             if _closes_emphasis(lexemes, k):
                 stars.update((j, k))
                 taken = k
