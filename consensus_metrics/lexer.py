@@ -301,7 +301,7 @@ def drop_emphasis_stars(lexemes: Lexemes) -> None:
     """
     gaps = lexemes.gap
     n = len(gaps)
-    candidates = [j for j, t in enumerate(lexemes.text) if t == "*"]  # only stars are looked at
+    candidates = [j for j, t in enumerate(lexemes.text) if t == "*"]  # a lone "*" is a SYMBOL lexeme
     stars, taken = set(), -1
     for i, j in enumerate(candidates):
         if j <= taken or not _opens_emphasis(lexemes, j):
@@ -323,15 +323,17 @@ def drop_emphasis_stars(lexemes: Lexemes) -> None:
 
 
 def _opens_emphasis(lexemes: Lexemes, j: int) -> bool:
+    """The star at ``j`` can open an italic span."""
     kinds, texts, gaps = lexemes.kind, lexemes.text, lexemes.gap
-    if texts[j] != "*" or kinds[j] != SYMBOL or j + 1 >= len(texts) or gaps[j + 1] != GLUED or texts[j + 1] == "*":
+    if j + 1 >= len(texts) or gaps[j + 1] != GLUED or texts[j + 1] == "*":
         return False
     return j == 0 or gaps[j] != GLUED and kinds[j - 1] != NUMERAL and texts[j - 1] not in (")", "]", "}")
 
 
 def _closes_emphasis(lexemes: Lexemes, j: int) -> bool:
+    """The star at ``j > 0`` can close an italic span."""
     kinds, texts, gaps = lexemes.kind, lexemes.text, lexemes.gap
-    if texts[j] != "*" or kinds[j] != SYMBOL or gaps[j] != GLUED or texts[j - 1] in _BEFORE_OPERAND:
+    if gaps[j] != GLUED or texts[j - 1] in _BEFORE_OPERAND:
         return False
     if j + 1 >= len(texts) or texts[j + 1] in _AFTER_EMPHASIS:
         return True

@@ -154,6 +154,13 @@ def _writings(candidate) -> tuple[str, ...]:
     return (*candidate.node.forms, *(candidate.cluster.surface if candidate.cluster is not None else ()))
 
 
+def _labelled_writings(candidate, labels: dict[str, str]) -> list[str]:
+    """The text keys of the candidate's own text and its other writings that ``labels`` holds,
+    own text first, each once."""
+    keys = dict.fromkeys(text_key(t) for t in (candidate.node.text, *_writings(candidate)))
+    return [key for key in keys if key in labels]
+
+
 def signed_writing(candidate, labels: dict[str, str]) -> str:
     """The text a signed node ships under: its own where the reviewer read it, else the first of
     its other writings (forms, then its cluster's surfaces) the reviewer signed GOOD, else one
@@ -700,8 +707,7 @@ def disputed(evidence: Evidence, rule: ConsensusRule, labels: dict[str, str],
     out, claimed = [], set()
     audited = audited or {}
     for candidate, k, n in signable(evidence, rule):
-        writings = tuple(key for key in dict.fromkeys(text_key(t) for t in (candidate.node.text, *_writings(candidate)))
-                         if key in labels and key not in claimed and key not in settled)
+        writings = tuple(key for key in _labelled_writings(candidate, labels) if key not in claimed and key not in settled)
         read = {labels[key] for key in writings}
         signed = signed_label(candidate, labels)
         if GOOD in read and (read - {GOOD, FRAGMENT} or signed != GOOD):
@@ -816,12 +822,9 @@ def appealed(evidence: Evidence, rule: ConsensusRule, labels: dict[str, str],
 
     >>> from node_builder.schema import Problem, Trajectory
     >>> from node_builder.evidence import gather
-    >>> texts = ["Morning: 5 x 5 = 25 liters; afternoon 30; 55.", "He gets 5 x 5 = 25, then 6 x 5 = 30: 55.",
-    ...          "5 x 5 = 25 and 6 x 5 = 30 liters, so 25 + 30 = 55."]
-    >>> p = Problem("t/1", "t", "Baldur gets 5 pails of water every morning and 6 every afternoon, 5 liters each. "
-    ...             "How many liters a day?", "55",
-    ...             trajectories=[Trajectory(t, f"model:{v}", True, voice=v) for v, t in zip("ABC", texts)])
-    >>> evidence = gather(p)
+    >>> voices = [Trajectory(f"So 5 x 5 = 25 liters, and 55 in all ({v}).", f"model:{v}", True, voice=v) for v in "ABC"]
+    >>> evidence = gather(Problem("t/1", "t", "5 pails of 5 liters and 30 liters more: how many liters?", "55",
+    ...                           trajectories=voices))
     >>> [(c.node.text, k, n) for c, k, n, _ in appealed(evidence, ConsensusRule(), {"5 x 5 = 25": "ROUTE"})]
     [('5 x 5 = 25', 3, 3)]
     >>> appealed(evidence, ConsensusRule(), {"5 x 5 = 25": "FRAGMENT"})  # a shape defect: no appeal
@@ -833,8 +836,7 @@ def appealed(evidence: Evidence, rule: ConsensusRule, labels: dict[str, str],
     for candidate, k, n in signable(evidence, rule):
         if not rule.agrees(k, n) or signed_label(candidate, labels) != ROUTE:
             continue
-        writings = tuple(key for key in dict.fromkeys(text_key(t) for t in (candidate.node.text, *_writings(candidate)))
-                         if key in labels and key not in claimed)
+        writings = tuple(key for key in _labelled_writings(candidate, labels) if key not in claimed)
         if writings and not any(key in settled for key in writings):
             claimed.update(writings)
             out.append((candidate, k, n, writings))
@@ -1001,14 +1003,13 @@ def _import_revision(sheet_dir: Path, new: list[dict], reviewer: str, out: Path)
     def restated(row) -> bool:
         return row["id"] in before and before[row["id"]].labels.get(text_key(row["text"])) == row["label"]
 
-    confirmed = {(row["id"], text_key(row["text"])) for row in new
+    confirmed = {_row_key(row) for row in new
                  if second_sheet and row["label"] == GOOD and restated(row)}
     new = [{**row, "second": reviewer} if second_sheet and row["label"] == GOOD else row
            for row in new if not restated(row)]
-    changed = {(row["id"], row["text"]) for row in new}
-    rows = _merge(out, new, lambda row: (row["id"], text_key(row["text"])) in changed,
-                  annotate=lambda row: {"second": reviewer} if (row["id"], text_key(row["text"])) in confirmed
-                  else None)
+    changed = {_row_key(row) for row in new}
+    rows = _merge(out, new, lambda row: _row_key(row) in changed,
+                  annotate=_marking(confirmed, second=reviewer))
     return {"problems": len({row["id"] for row in new}), "revised": len(new),
             "good": sum(row["label"] == GOOD for row in new),
             "second_signatures": len(confirmed) + sum("second" in row for row in new), "file_verdicts": len(rows)}
@@ -1040,8 +1041,8 @@ def _import_proposals(sheet_dir: Path, answers: list[Path], reviewer: str, out: 
                 seen.add((row["id"], row["text"]))
                 new.append(row)
     rows = _merge(out, new, lambda row: False,
-                  annotate=lambda row: {"second": second} if (row["id"], text_key(row["text"])) in confirmed
-                  and row["label"] == GOOD else None)
+                  annotate=lambda row: {"second": second} if _row_key(row) in confirmed and row["label"] == GOOD
+                  else None)
     return {"problems": len({row["id"] for row in new}), "proposed": len(new), "conflicts": conflicts,
             "file_verdicts": len(rows)}
 
@@ -1061,7 +1062,7 @@ def _import_forms(sheet_dir: Path, answers: list[Path], reviewer: str, out: Path
     rows = [json.loads(line) for line in Path(out).read_text(encoding="utf-8").splitlines() if line.strip()]
     added, found = 0, set()
     for row in rows:
-        key = (row["id"], text_key(row["text"]))
+        key = _row_key(row)
         if key in written and row.get("proposed") and row["label"] == GOOD:
             found.add(key)
             forms = list(dict.fromkeys(row.get("forms", []) + [f for f in written[key] if f != key[1]]))
@@ -1081,9 +1082,9 @@ def _import_appeal(sheet_dir: Path, answers: list[Path], reviewer: str, out: Pat
     listed = json.loads((sheet_dir / "appeal.json").read_text(encoding="utf-8"))
     lines = [Path(path).read_text(encoding="utf-8").splitlines() for path in answers]
     new, heard = appeal_rows(lines[0], lines[1], listed, reviewer, second)
-    changed = {(row["id"], row["text"]) for row in new}
-    rows = _merge(out, new, lambda row: (row["id"], text_key(row["text"])) in changed,
-                  annotate=lambda row: {"settled": True} if (row["id"], text_key(row["text"])) in heard else None)
+    changed = {_row_key(row) for row in new}
+    rows = _merge(out, new, lambda row: _row_key(row) in changed,
+                  annotate=_marking(heard, settled=True))
     return {"problems": len({pid for pid, _ in heard}), "heard": len(heard), "overturned": len(new),
             "file_verdicts": len(rows)}
 
@@ -1098,11 +1099,22 @@ def _import_disputes(sheet_dir: Path, answers: list[Path], reviewer: str, out: P
         for row, group in _answered_groups(Path(path).read_text(encoding="utf-8").splitlines(), listed, reviewer):
             new += _group_rows(row, group, earlier.get(row["id"]))
             answered.update((row["id"], writing) for writing in group)
-    changed = {(row["id"], row["text"]) for row in new}
-    rows = _merge(out, new, lambda row: (row["id"], text_key(row["text"])) in changed,
-                  annotate=lambda row: {"settled": True} if (row["id"], text_key(row["text"])) in answered else None)
+    changed = {_row_key(row) for row in new}
+    rows = _merge(out, new, lambda row: _row_key(row) in changed,
+                  annotate=_marking(answered, settled=True))
     return {"problems": len({pid for pid, _ in changed}), "relabelled": len(new),
             "good": sum(row["label"] == GOOD for row in new), "file_verdicts": len(rows)}
+
+
+def _row_key(row: dict) -> tuple[str, str]:
+    """A verdict row's problem id and text key: what a sheet's answers name."""
+    return row["id"], text_key(row["text"])
+
+
+def _marking(keys: set, **fields):
+    """An ``annotate`` hook for :func:`_merge`: ``fields`` on the kept rows whose
+    :func:`_row_key` is in ``keys``."""
+    return lambda row: fields if _row_key(row) in keys else None
 
 
 def _merge(out: Path, new: list[dict], replaced, annotate=None) -> list[dict]:
