@@ -279,6 +279,21 @@ def _node_texts(path: str) -> dict[str, list[str]]:
     return out
 
 
+def _appeal_grounds(text: str | None) -> tuple[str, ...]:
+    """``--grounds ROUTE,FRAGMENT`` as a tuple of labels an appeal hears (not GOOD); the default
+    is :data:`node_builder.signoff.APPEAL_GROUNDS`."""
+    from node_builder.signoff import APPEAL_GROUNDS, GOOD, LABELS
+
+    if text is None:
+        return APPEAL_GROUNDS
+    grounds = tuple(dict.fromkeys(part.strip().upper() for part in text.split(",") if part.strip()))
+    wrong = [label for label in grounds if label not in LABELS or label == GOOD]
+    if wrong or not grounds:
+        raise InputError(f"--grounds: {', '.join(wrong) or 'nothing'} is no defect label; give some of "
+                         f"{', '.join(label for label in LABELS if label != GOOD)}, comma-separated")
+    return grounds
+
+
 def cmd_signoff_sheet(args) -> int:
     from node_builder.signoff import write_sheets
 
@@ -287,6 +302,9 @@ def cmd_signoff_sheet(args) -> int:
                          "give one")
     if args.appeal and not args.shipped:
         raise InputError("--appeal VERDICTS.jsonl reads the records that ship no node: give --shipped DATA.jsonl")
+    grounds = _appeal_grounds(args.grounds)
+    if args.grounds is not None and not args.appeal:
+        raise InputError("--grounds names the labels an appeal hears: give --appeal VERDICTS.jsonl too")
     if args.audit and not ((args.disputes or args.revise) and args.shipped):
         raise InputError("--audit AUDIT.jsonl reads what ships: give --shipped DATA.jsonl and --disputes "
                          "VERDICTS.jsonl (disputes) or --revise VERDICTS.jsonl (second signatures)")
@@ -318,7 +336,7 @@ def cmd_signoff_sheet(args) -> int:
         from node_builder.signoff import write_appeal_sheets
 
         written = write_appeal_sheets(args.benchmark, specs, Path(args.out_dir), _signoffs(args.appeal),
-                                      _node_texts(args.shipped), args.parts, quiet=args.quiet)
+                                      _node_texts(args.shipped), args.parts, quiet=args.quiet, grounds=grounds)
     elif args.propose:
         from node_builder.signoff import write_proposal_sheets
 
@@ -452,6 +470,9 @@ def make_parser() -> argparse.ArgumentParser:
                          "candidates these verdicts label ROUTE that two voices and half of them state, without "
                          "the label, for two fresh reviewers (both answer the same sheets; import both answer "
                          "files at once with --second-reviewer: both GOOD overturn the label)")
+    sh.add_argument("--grounds", metavar="LABELS",
+                    help="with --appeal: the labels heard, comma-separated (default ROUTE); a label other than "
+                         "ROUTE is heard on relations only (equations, inequalities, congruences)")
     sh.add_argument("--audit", metavar="AUDIT.jsonl",
                     help="with --disputes and --shipped: also a shipped node that these audit verdicts "
                          "(benchmarks/node_audit/precision.jsonl) label otherwise more often than GOOD (the "

@@ -43,7 +43,9 @@ The round trip (``python -m node_builder signoff-sheet`` / ``signoff-import``):
    candidate the consensus rule agrees on (two voices and half of them state it) that one
    reviewer labelled ROUTE -- a step most voices take is no one route's by the data -- to two
    fresh reviewers, without the label; both GOOD overturn it (two signatures, ``second``), anything
-   else lets it stand (:func:`appeal_rows`); either way it is ``settled``.
+   else lets it stand (:func:`appeal_rows`); either way it is ``settled``. On request
+   (``grounds``) the relations labelled another defect are heard too: an empty record should not
+   rest on one reader's call about a statement most voices make.
 
 Example:
     >>> verdicts_from_lines(["t/1: 1G 2F"], {"t/1": ["x = 7", "7"]}, reviewer="r1")
@@ -812,13 +814,22 @@ def write_dispute_sheets(benchmark: str, sources: list[str], out_dir: Path, verd
             "sheets": sheets}
 
 
+#: the labels an appeal hears by default: ROUTE (a step most voices take is evidence against it)
+APPEAL_GROUNDS = (ROUTE,)
+#: node kinds a defect label other than ROUTE is heard on: a relation is a statement whole in
+#: itself, while a bare value or expression labelled a fragment is a reading of the rubric
+APPEAL_KINDS = ("equation", "proposition")
+
+
 def appealed(evidence: Evidence, rule: ConsensusRule, labels: dict[str, str],
-             settled: frozenset = frozenset()) -> list[tuple]:
+             settled: frozenset = frozenset(), grounds: tuple[str, ...] = APPEAL_GROUNDS) -> list[tuple]:
     r"""``(candidate, k, n, writings)`` of the signable candidates labelled ROUTE (as the build
     reads them, :func:`signed_label`) that the consensus rule agrees on (``rule.agrees``: two
     voices and ``rule.min_share`` of them state it), for two fresh reviewers: the rubric's ROUTE
-    is one route's step, and most voices taking it is evidence against that reading. A candidate
-    with a writing in ``settled`` (heard already) is none; a writing belongs to the first.
+    is one route's step, and most voices taking it is evidence against that reading. With other
+    ``grounds`` (labels other than GOOD) a relation (:data:`APPEAL_KINDS`) labelled one of them
+    is heard too. A candidate with a writing in ``settled`` (heard already) is none; a writing
+    belongs to the first.
 
     >>> from node_builder.schema import Problem, Trajectory
     >>> from node_builder.evidence import gather
@@ -831,10 +842,15 @@ def appealed(evidence: Evidence, rule: ConsensusRule, labels: dict[str, str],
     []
     >>> appealed(evidence, ConsensusRule(), {"5 x 5 = 25": "ROUTE"}, frozenset({"5 x 5 = 25"}))
     []
+    >>> [c.node.text for c, *_ in appealed(evidence, ConsensusRule(), {"5 x 5 = 25": "FRAGMENT"},
+    ...                                    grounds=("ROUTE", "FRAGMENT"))]  # a second hearing asked for
+    ['5 x 5 = 25']
     """
     out, claimed = [], set()
     for candidate, k, n in signable(evidence, rule):
-        if not rule.agrees(k, n) or signed_label(candidate, labels) != ROUTE:
+        label = signed_label(candidate, labels)
+        if not rule.agrees(k, n) or label not in grounds or \
+                (label != ROUTE and candidate.node.kind not in APPEAL_KINDS):
             continue
         writings = tuple(key for key in _labelled_writings(candidate, labels) if key not in claimed)
         if writings and not any(key in settled for key in writings):
@@ -844,7 +860,8 @@ def appealed(evidence: Evidence, rule: ConsensusRule, labels: dict[str, str],
 
 
 def write_appeal_sheets(benchmark: str, sources: list[str], out_dir: Path, verdicts: dict[str, Verdicts],
-                        shipped: dict[str, list[str]], parts: int = 1, quiet: bool = True) -> dict:
+                        shipped: dict[str, list[str]], parts: int = 1, quiet: bool = True,
+                        grounds: tuple[str, ...] = APPEAL_GROUNDS) -> dict:
     """Appeal sheets ``appeal1.md..`` of the problems that ``shipped`` (record id -> its node
     texts) gives no node and that have :func:`appealed` candidates under ``verdicts``
     (:func:`dispute_block`, titled APPEALED: no label shown), and ``appeal.json`` (problem id ->
@@ -855,7 +872,7 @@ def write_appeal_sheets(benchmark: str, sources: list[str], out_dir: Path, verdi
     problems = [p for p in import_problems(sources, benchmark, None).problems if p.id in shipped and not shipped[p.id]]
     blocks, listed = [], {}
     for problem, mine, evidence in _signed_evidence(problems, verdicts, f"{benchmark} appeal sheets", quiet):
-        rows = appealed(evidence, ConsensusRule(), mine.labels, mine.settled)
+        rows = appealed(evidence, ConsensusRule(), mine.labels, mine.settled, grounds)
         if rows:
             blocks.append(dispute_block(evidence, rows, mine.labels, title="APPEALED"))
             listed[problem.id] = [list(writings) for *_, writings in rows]

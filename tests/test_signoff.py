@@ -652,6 +652,33 @@ def test_an_appeal_heard_by_two_reviewers_overturns_a_route_label_only_when_both
         appeal_rows(["t/200: 2G"], ["t/200: 1G"], listed, "r1", "r2")
 
 
+def test_an_appeal_on_other_grounds_hears_relations_not_bare_values(tmp_path):
+    """Asked to (``grounds``), an appeal hears a relation labelled another defect: the voices'
+    ``6 x 5 = 30``, which a first reviewer called a fragment. A bare value with that label (``30``)
+    is the rubric's reading of an unnamed number and is not heard; neither is a label outside the
+    grounds, nor anything by default but ROUTE."""
+    from node_builder.signoff import appealed
+
+    problem = _pails_problem()
+    rows = [{"id": "t/200", "text": "5 x 5 = 25", "label": "ROUTE", "reviewer": "a"},
+            {"id": "t/200", "text": "6 x 5 = 30", "label": "FRAGMENT", "reviewer": "a"},
+            {"id": "t/200", "text": "30", "label": "FRAGMENT", "reviewer": "a"}]
+    out = tmp_path / "v.jsonl"
+    out.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    verdicts = load_signoffs(out)["t/200"]
+    evidence = gather(problem, None, proposed_nodes(verdicts, problem))
+    assert "30" in {c.node.text for c in evidence.candidates}  # the bare value is a candidate the voices state
+
+    def heard(*grounds):
+        kwargs = {"grounds": grounds} if grounds else {}
+        return sorted(c.node.text for c, *_ in appealed(evidence, ConsensusRule(), verdicts.labels, **kwargs))
+
+    assert heard() == ["5 x 5 = 25"]
+    assert heard("ROUTE", "FRAGMENT") == ["5 x 5 = 25", "6 x 5 = 30"]
+    assert heard("FRAGMENT") == ["6 x 5 = 30"]
+    assert heard("RESTATE") == []
+
+
 def test_the_appeal_round_trip_on_real_gsm8k_solutions(tmp_path):
     """GSM8K test/3 with the voices' ``3*3=9`` (4 of 7) and ``180`` (3 of 7) labelled ROUTE: the
     record ships no node. ``--appeal --shipped`` lists the step the rule agrees on, without its label; two answer files with
@@ -700,6 +727,14 @@ def test_the_appeal_round_trip_on_real_gsm8k_solutions(tmp_path):
     refused = _cli("signoff-sheet", "--benchmark", "gsm8k", *sources, "--out-dir", "d3", "--appeal", "v.jsonl",
                    "--quiet", cwd=tmp_path)
     assert refused.returncode == 2 and "--appeal VERDICTS.jsonl reads the records that ship no node" in refused.stderr
+    for grounds, message in (("GOOD", "--grounds: GOOD is no defect label"), (",", "--grounds: nothing is no defect"),
+                             ("ROUTE,SLOPPY", "--grounds: SLOPPY is no defect label")):
+        bad = _cli("signoff-sheet", "--benchmark", "gsm8k", *sources, "--out-dir", "d4", "--appeal", "v.jsonl",
+                   "--shipped", "before.jsonl", "--grounds", grounds, "--quiet", cwd=tmp_path)
+        assert bad.returncode == 2 and message in bad.stderr and "Traceback" not in bad.stderr, bad.stderr
+    stray = _cli("signoff-sheet", "--benchmark", "gsm8k", *sources, "--out-dir", "d4", "--unread", "v.jsonl",
+                 "--grounds", "FRAGMENT", "--quiet", cwd=tmp_path)
+    assert stray.returncode == 2 and "--grounds names the labels an appeal hears" in stray.stderr
 
 
 def test_a_second_signature_goes_to_the_shipped_nodes_no_audit_confirmed(tmp_path):
