@@ -199,20 +199,22 @@ def _one_node_per_step(nodes: list[dict]) -> list[dict]:
     of an equation relating it to an expression in the problem's quantities (``-12`` and
     ``x - 4 = -12``, ``15`` and ``5x = 15``), or a number another node writes (the ``-20`` of
     ``-4x^2 - 20x + 56``, the ``1/8`` of the point ``C = (1/8, 3\\sqrt{3}/8)``) is a piece of it: that
-    node stays."""
+    node stays. Only a node that stays holds a piece: the ``720`` of ``3*720 = 2160`` stays where
+    the rare ``2160`` replaces that computation."""
     values = {number_of(n["value"]): n for n in nodes if n["kind"] == "value"}
     computed = {v for v in values if any(n["kind"] == "equation" and is_arithmetic_for(n["text"], {v}) for n in nodes)}
-    solved = {v for v in values if any(n["kind"] == "equation" and is_side_of_relation(n["text"], v) for n in nodes)}
-    inside = {v for v in values if v not in computed
-              and any(n["kind"] != "value" and _holds_number(n["text"], v) for n in nodes)}
+    replaced = [n for n in nodes if n["kind"] == "equation" and  # the rare value stays in its place
+                any(values[v]["standalone"] and is_arithmetic_for(n["text"], {v}) for v in computed)]
+    holders = [n for n in nodes if n["kind"] != "value" and not any(n is r for r in replaced)]
+    solved = {v for v in values if any(n["kind"] == "equation" and is_side_of_relation(n["text"], v) for n in holders)}
+    inside = {v for v in values if v not in computed and any(_holds_number(n["text"], v) for n in holders)}
     out = []
     for node in nodes:
         if node["kind"] == "value" and number_of(node["value"]) in solved | inside:
             continue  # a piece of another node (-12 of x - 4 = -12, the -20 of -4x^2 - 20x + 56): it says more
         if node["kind"] == "value" and number_of(node["value"]) in computed and not node["standalone"]:
             continue  # its equation stays
-        if node["kind"] == "equation" and any(values[v]["standalone"] and is_arithmetic_for(node["text"], {v})
-                                             for v in computed):
+        if any(node is r for r in replaced):
             continue  # the rare value stays
         out.append(node)
     return out

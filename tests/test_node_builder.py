@@ -239,6 +239,20 @@ def test_finalize_common_nodes_need_context_redundancy_cap_and_order():
     assert [n["position"] for n in c["nodes"]] == sorted(n["position"] for n in c["nodes"])
 
 
+def test_finalize_a_value_inside_a_computation_that_gives_way_stays():
+    """GSM8K test/87: ``720``, ``2160`` and ``3*720 = 2160`` (its computation) are signed. The rare
+    2160 takes its computation's place, so that computation holds no piece: ``720`` stays. Where
+    the computation stays (a common value), ``720`` is a piece of it and goes."""
+    others = _others(lambda i: "some apples")
+    [g] = finalize_records([_record("t/g", ("720", "value", "720", 1.0, 0.3), ("2160", "value", "2160", 1.0, 0.6),
+                                    ("3*720 = 2160", "equation", None, 1.0, 0.6))], others)
+    assert [n["text"] for n in g["nodes"]] == ["720", "2160"]
+    common = _others(lambda i: "2160 pears" if i < 3 else "some apples")
+    [h] = finalize_records([_record("t/h", ("720", "value", "720", 1.0, 0.3), ("2160", "value", "2160", 1.0, 0.6),
+                                    ("3*720 = 2160", "equation", None, 1.0, 0.6))], common)
+    assert [n["text"] for n in h["nodes"]] == ["3*720 = 2160"]
+
+
 def test_finalize_keeps_no_set_of_nodes_that_credits_unrelated_solutions():
     # 12 and 5 together in 3 of 40 other problems' solutions: as nodes of one record they would credit
     # 7.5% of unrelated solutions (two common nodes corroborate each other): one of them goes
