@@ -303,8 +303,8 @@ def cmd_signoff_sheet(args) -> int:
     if args.appeal and not args.shipped:
         raise InputError("--appeal VERDICTS.jsonl reads the records that ship no node: give --shipped DATA.jsonl")
     grounds = _appeal_grounds(args.grounds)
-    if args.grounds is not None and not args.appeal:
-        raise InputError("--grounds names the labels an appeal hears: give --appeal VERDICTS.jsonl too")
+    if (args.grounds is not None or args.every_record) and not args.appeal:
+        raise InputError("--grounds and --every-record shape an appeal: give --appeal VERDICTS.jsonl too")
     if args.audit and not ((args.disputes or args.revise) and args.shipped):
         raise InputError("--audit AUDIT.jsonl reads what ships: give --shipped DATA.jsonl and --disputes "
                          "VERDICTS.jsonl (disputes) or --revise VERDICTS.jsonl (second signatures)")
@@ -336,7 +336,8 @@ def cmd_signoff_sheet(args) -> int:
         from node_builder.signoff import write_appeal_sheets
 
         written = write_appeal_sheets(args.benchmark, specs, Path(args.out_dir), _signoffs(args.appeal),
-                                      _node_texts(args.shipped), args.parts, quiet=args.quiet, grounds=grounds)
+                                      _node_texts(args.shipped), args.parts, quiet=args.quiet, grounds=grounds,
+                                      every_record=args.every_record)
     elif args.propose:
         from node_builder.signoff import write_proposal_sheets
 
@@ -470,6 +471,8 @@ def make_parser() -> argparse.ArgumentParser:
                          "candidates these verdicts label ROUTE that two voices and half of them state, without "
                          "the label, for two fresh reviewers (both answer the same sheets; import both answer "
                          "files at once with --second-reviewer: both GOOD overturn the label)")
+    sh.add_argument("--every-record", action="store_true",
+                    help="with --appeal: every record of --shipped DATA.jsonl, not only those without nodes")
     sh.add_argument("--grounds", metavar="LABELS",
                     help="with --appeal: the labels heard, comma-separated (default ROUTE); a label other than "
                          "ROUTE is heard on relations only (equations, inequalities, congruences)")

@@ -861,15 +861,17 @@ def appealed(evidence: Evidence, rule: ConsensusRule, labels: dict[str, str],
 
 def write_appeal_sheets(benchmark: str, sources: list[str], out_dir: Path, verdicts: dict[str, Verdicts],
                         shipped: dict[str, list[str]], parts: int = 1, quiet: bool = True,
-                        grounds: tuple[str, ...] = APPEAL_GROUNDS) -> dict:
+                        grounds: tuple[str, ...] = APPEAL_GROUNDS, every_record: bool = False) -> dict:
     """Appeal sheets ``appeal1.md..`` of the problems that ``shipped`` (record id -> its node
-    texts) gives no node and that have :func:`appealed` candidates under ``verdicts``
+    texts) gives no node (with ``every_record``: all its records, a key result a record's nodes
+    miss is heard too) and that have :func:`appealed` candidates under ``verdicts``
     (:func:`dispute_block`, titled APPEALED: no label shown), and ``appeal.json`` (problem id ->
     each appealed candidate's labelled writings, in sheet order). Two reviewers answer the same
     sheets, one line per problem (``ID: 1G 2R``); :func:`appeal_rows` combines their answers."""
     from node_builder.build import import_problems
 
-    problems = [p for p in import_problems(sources, benchmark, None).problems if p.id in shipped and not shipped[p.id]]
+    problems = [p for p in import_problems(sources, benchmark, None).problems
+                if p.id in shipped and (every_record or not shipped[p.id])]
     blocks, listed = [], {}
     for problem, mine, evidence in _signed_evidence(problems, verdicts, f"{benchmark} appeal sheets", quiet):
         rows = appealed(evidence, ConsensusRule(), mine.labels, mine.settled, grounds)

@@ -734,7 +734,31 @@ def test_the_appeal_round_trip_on_real_gsm8k_solutions(tmp_path):
         assert bad.returncode == 2 and message in bad.stderr and "Traceback" not in bad.stderr, bad.stderr
     stray = _cli("signoff-sheet", "--benchmark", "gsm8k", *sources, "--out-dir", "d4", "--unread", "v.jsonl",
                  "--grounds", "FRAGMENT", "--quiet", cwd=tmp_path)
-    assert stray.returncode == 2 and "--grounds names the labels an appeal hears" in stray.stderr
+    assert stray.returncode == 2 and "--grounds and --every-record shape an appeal" in stray.stderr
+
+
+def test_an_appeal_of_every_record_hears_what_a_record_with_nodes_left_out(tmp_path):
+    """GSM8K test/0 (5 voices) ships ``16 - 3 - 4 = 9``; a reader called ``3 + 4 = 7`` (3 of 5
+    voices) ROUTE. The default appeal reads only records without nodes and lists nothing;
+    ``--every-record`` lists that step, without its label."""
+    from node_builder.shipped import shipped_sources
+
+    sources = [arg for spec in shipped_sources("gsm8k", GSM8K.parent) for arg in ("--source", spec)]
+    (tmp_path / "v.jsonl").write_text("".join(json.dumps(r) + "\n" for r in [
+        {"id": "gsm8k/test/0", "text": "16 - 3 - 4 = 9", "label": "GOOD", "reviewer": "a"},
+        {"id": "gsm8k/test/0", "text": "3 + 4 = 7", "label": "ROUTE", "reviewer": "a"}]))
+    assert [n["text"] for n in _built_record(tmp_path, "before", sources, "gsm8k/test/0")["nodes"]] == ["16 - 3 - 4 = 9"]
+
+    def sheet(out_dir, *extra):
+        done = _cli("signoff-sheet", "--benchmark", "gsm8k", *sources, "--out-dir", out_dir, "--appeal", "v.jsonl",
+                    "--shipped", "before.jsonl", *extra, "--quiet", cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        return json.loads((tmp_path / out_dir / "appeal.json").read_text())
+
+    assert "gsm8k/test/0" not in sheet("empty_only")
+    assert sheet("every", "--every-record")["gsm8k/test/0"] == [["3 + 4 = 7"]]
+    text = (tmp_path / "every" / "appeal1.md").read_text()
+    assert "SIGNED: 16 - 3 - 4 = 9" in text and "ROUTE" not in text
 
 
 def test_a_second_signature_goes_to_the_shipped_nodes_no_audit_confirmed(tmp_path):
