@@ -302,9 +302,9 @@ def cmd_signoff_sheet(args) -> int:
                          "give one")
     if args.appeal and not args.shipped:
         raise InputError("--appeal VERDICTS.jsonl reads the records that ship no node: give --shipped DATA.jsonl")
-    grounds = _appeal_grounds(args.grounds)
     if (args.grounds is not None or args.every_record) and not args.appeal:
         raise InputError("--grounds and --every-record shape an appeal: give --appeal VERDICTS.jsonl too")
+    grounds = _appeal_grounds(args.grounds)
     if args.audit and not ((args.disputes or args.revise) and args.shipped):
         raise InputError("--audit AUDIT.jsonl reads what ships: give --shipped DATA.jsonl and --disputes "
                          "VERDICTS.jsonl (disputes) or --revise VERDICTS.jsonl (second signatures)")

@@ -203,9 +203,9 @@ def _one_node_per_step(nodes: list[dict]) -> list[dict]:
     the rare ``2160`` replaces that computation."""
     values = {number_of(n["value"]): n for n in nodes if n["kind"] == "value"}
     computed = {v for v in values if any(n["kind"] == "equation" and is_arithmetic_for(n["text"], {v}) for n in nodes)}
-    replaced = [n for n in nodes if n["kind"] == "equation" and  # the rare value stays in its place
-                any(values[v]["standalone"] and is_arithmetic_for(n["text"], {v}) for v in computed)]
-    holders = [n for n in nodes if n["kind"] != "value" and not any(n is r for r in replaced)]
+    replaced = {id(n) for n in nodes if n["kind"] == "equation" and  # the rare value stays in its place
+                any(values[v]["standalone"] and is_arithmetic_for(n["text"], {v}) for v in computed)}
+    holders = [n for n in nodes if n["kind"] != "value" and id(n) not in replaced]
     solved = {v for v in values if any(n["kind"] == "equation" and is_side_of_relation(n["text"], v) for n in holders)}
     inside = {v for v in values if v not in computed and any(_holds_number(n["text"], v) for n in holders)}
     out = []
@@ -214,7 +214,7 @@ def _one_node_per_step(nodes: list[dict]) -> list[dict]:
             continue  # a piece of another node (-12 of x - 4 = -12, the -20 of -4x^2 - 20x + 56): it says more
         if node["kind"] == "value" and number_of(node["value"]) in computed and not node["standalone"]:
             continue  # its equation stays
-        if any(node is r for r in replaced):
+        if id(node) in replaced:
             continue  # the rare value stays
         out.append(node)
     return out
