@@ -61,7 +61,7 @@ from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from consensus_metrics import _native  # noqa: E402
+from consensus_metrics import _native, locate  # noqa: E402
 from consensus_metrics.heap import settle  # noqa: E402
 from consensus_metrics.locate import locate_first_error  # noqa: E402
 from consensus_metrics.locate_cli import Tally, answer_verdict, load_node_records, problem_key  # noqa: E402
@@ -287,7 +287,13 @@ def main(argv=None) -> int:
     parser.add_argument("--raw", default=os.environ.get("CONSENSUSBENCH_RAW"),
                         help="the raw sources folder (default $CONSENSUSBENCH_RAW)")
     parser.add_argument("--budget", type=float, default=1.0, help="seconds per solution (default 1.0)")
+    parser.add_argument("--dense-share", type=float, default=None, metavar="S",
+                        help="signal 3's share of a solution's values on nodes before a value on none is suspect "
+                             f"from the start (default consensus_metrics.locate.DENSE_SHARE, {locate.DENSE_SHARE}; "
+                             "above 1: never)")
     args = parser.parse_args(argv)
+    if args.dense_share is not None:
+        locate.DENSE_SHARE = args.dense_share  # read at call time: a sweep of the one tuned constant
     if not args.raw or not os.path.isdir(os.path.join(args.raw, PRMBENCH)):
         print("--raw: give the raw sources folder (it holds trajectories/prmbench/process)", file=sys.stderr)
         return 2

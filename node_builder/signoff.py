@@ -1119,10 +1119,23 @@ def _import_disputes(sheet_dir: Path, answers: list[Path], reviewer: str, out: P
             new += _group_rows(row, group, earlier.get(row["id"]))
             answered.update((row["id"], writing) for writing in group)
     changed = {_row_key(row) for row in new}
+    seconds = _second_signatures(out)
+    for row in new:  # a GOOD confirmed keeps the second signature it had: two readers signed it
+        if row["label"] == GOOD and _row_key(row) in seconds:
+            row["second"] = seconds[_row_key(row)]
     rows = _merge(out, new, lambda row: _row_key(row) in changed,
                   annotate=_marking(answered, settled=True))
     return {"problems": len({pid for pid, _ in changed}), "relabelled": len(new),
             "good": sum(row["label"] == GOOD for row in new), "file_verdicts": len(rows)}
+
+
+def _second_signatures(out: Path) -> dict[tuple[str, str], str]:
+    """The second signatures (``second``: the reviewer) of a verdict file's GOOD rows, by
+    :func:`_row_key`."""
+    if not Path(out).exists():
+        return {}
+    rows = (json.loads(line) for line in Path(out).read_text(encoding="utf-8").splitlines() if line.strip())
+    return {_row_key(row): row["second"] for row in rows if row.get("label") == GOOD and row.get("second")}
 
 
 def _row_key(row: dict) -> tuple[str, str]:

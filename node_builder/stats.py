@@ -7,7 +7,7 @@ r"""Node statistics of a shipped data file (the figures of the data card and of 
     self_match_pct (for records built from human solutions alone -- whose ``solution`` field is
     the source -- the nodes the matcher finds in it, GSM8K calculator annotations removed as the
     importer does), reference_match_pct (for records with model voices: nodes found in the
-    reference solution too), standalone_pct, voices_mean, multi_voice_problems,
+    reference solution too), standalone_pct, voices_mean, multi_voice_problems, benchmarks,
     rejected_references (records with a human solution that never reaches its gold answer),
     notes_missing (empty records without a note),
     ordered (every node list ascending in position), sources{...}, correct_trajectories_mean
@@ -154,6 +154,7 @@ def file_stats(path: str) -> dict:
                 digits_hits += number is not None and abs(number) in digits
                 plain_answer_hits += plain_answer is not None and number == plain_answer
     return {
+        "benchmarks": sorted({r["benchmark"] for r in records if isinstance(r.get("benchmark"), str)}),
         "problems": len(records), "with_nodes": sum(1 for k in ks if k),
         "with_nodes_pct": _pct(sum(1 for k in ks if k), len(records)),
         "nodes": sum(ks), "k_mean": round(statistics.mean(ks), 2) if ks else 0.0,
@@ -181,11 +182,54 @@ STATS_START = "<!-- statistics:start (written by python -m node_builder stats --
 STATS_END = "<!-- statistics:end -->"
 
 
+def verdict_counts(benchmark: str, folder=None) -> dict | None:
+    """The standing verdicts of a benchmark's verdict file (``node_builder/signoffs/<name>.jsonl``;
+    None where it has none): ``problems``, ``verdicts``, ``labels`` (label -> count, in the
+    rubric's order), ``proposed`` (key results a reviewer wrote in), ``second`` (GOOD verdicts a
+    second reviewer signed too) and ``settled`` (a third reader's or an appeal's final word).
+
+    >>> verdict_counts("no-such-benchmark") is None
+    True
+    """
+    from node_builder.signoff import LABELS, SIGNOFF_DIR, signoffs_of
+
+    verdicts = signoffs_of(benchmark, SIGNOFF_DIR if folder is None else folder)
+    if verdicts is None:
+        return None
+    labels = Counter(label for v in verdicts.values() for label in v.labels.values())
+    return {"problems": len(verdicts), "verdicts": sum(labels.values()),
+            "labels": {label: labels[label] for label in LABELS},
+            "proposed": sum(len(v.proposed) for v in verdicts.values()),
+            "second": sum(len(v.second) for v in verdicts.values()),
+            "settled": sum(len(v.settled) for v in verdicts.values())}
+
+
+def verdict_table(benchmarks: list[str], folder=None) -> list[str]:
+    """The verdict files of ``benchmarks`` as a Markdown table (no lines where none has one)."""
+    from node_builder.signoff import LABELS
+
+    rows = []
+    for benchmark in dict.fromkeys(benchmarks):
+        counts = verdict_counts(benchmark, folder)
+        if counts is not None:
+            rows.append(f"| `{benchmark}.jsonl` | {counts['problems']} | {counts['verdicts']} | "
+                        + " | ".join(str(counts["labels"][label]) for label in LABELS)
+                        + f" | {counts['proposed']} | {counts['second']} | {counts['settled']} |")
+    if not rows:
+        return []
+    return ["Reviewers' verdicts (`node_builder/signoffs/`; the standing label of every candidate text read):", "",
+            "| verdict file | problems | verdicts | " + " | ".join(LABELS)
+            + " | written in | second GOOD signature | settled (final) |",
+            "|---|" + "---:|" * (len(LABELS) + 5), *rows]
+
+
 def statistics_section(paths: list[str]) -> str:
-    """The data card's statistics tables (Markdown) for the given data files."""
-    rows, checks, levels, suspects = [], [], [], []
+    """The data card's statistics tables (Markdown) for the given data files, and the verdict
+    files of their benchmarks."""
+    rows, checks, levels, suspects, benchmarks = [], [], [], [], []
     for path in paths:
         s = file_stats(path)
+        benchmarks.extend(s["benchmarks"])
         name = path.rsplit("/", 1)[-1]
         k = s["kinds"]
         rows.append(f"| `{name}` | {s['problems']} | {s['with_nodes']} ({s['with_nodes_pct']}%) | {s['nodes']} | "
@@ -215,7 +259,7 @@ def statistics_section(paths: list[str]) -> str:
         "|---|---:|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|", *rows, "", *levels, "",
         "| file | value = answer | value given in problem | nodes in own sources (human only) "
         "| nodes in the reference (multi-voice) | problems with a rejected human solution | empty records without a note |",
-        "|---|---:|---:|---:|---:|---:|---:|", *checks, *suspect_table])
+        "|---|---:|---:|---:|---:|---:|---:|", *checks, *suspect_table, "", *verdict_table(benchmarks)]).rstrip()
 
 
 def write_section(card: str, start: str, end: str, body: str) -> None:

@@ -620,6 +620,33 @@ def test_the_audit_dispute_round_trip_on_real_gsm8k_solutions(tmp_path):
     assert "Traceback" not in bad.stderr
 
 
+def test_a_third_reviewer_confirming_a_good_keeps_its_second_signature(tmp_path):
+    """GSM8K test/3's ``3*3=9`` carries two GOOD signatures (``second: b``) and the audits label
+    it ROUTE twice: ``--disputes --audit --shipped`` lists it, and the third reviewer's GOOD settles
+    it without losing the second signature (the node still has two readers' GOOD)."""
+    sources = ["--source", f"gsm8k:{GSM8K / 'test.jsonl'}", "--source", f"gsm8k-socratic:{GSM8K / 'test_socratic.jsonl'}"]
+    (tmp_path / "v.jsonl").write_text("".join(json.dumps(r) + "\n" for r in [
+        {"id": "gsm8k/test/3", "text": "3*3=9", "label": "GOOD", "reviewer": "a", "second": "b"},
+        {"id": "gsm8k/test/3", "text": "9", "label": "FRAGMENT", "reviewer": "a"}]))
+    (tmp_path / "audit.jsonl").write_text("".join(json.dumps(r) + "\n" for r in [
+        {"benchmark": "gsm8k", "record": "gsm8k/test/3", "node": "3*3=9", "label": "ROUTE", "sample": f"seed {seed}"}
+        for seed in (1, 2)]))
+    _built_record(tmp_path, "before", sources, "gsm8k/test/3")
+    done = _cli("signoff-sheet", "--benchmark", "gsm8k", *sources, "--out-dir", "d", "--disputes", "v.jsonl",
+                "--audit", "audit.jsonl", "--shipped", "before.jsonl", "--quiet", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert json.loads((tmp_path / "d" / "disputes.json").read_text()) == {"gsm8k/test/3": [["3*3=9"]]}
+    (tmp_path / "a.txt").write_text("gsm8k/test/3: 1G\n")
+    imported = _cli("signoff-import", "--sheet-dir", "d", "--answers", "a.txt", "--reviewer", "c", "--out", "v.jsonl",
+                    cwd=tmp_path)
+    assert imported.returncode == 0, imported.stderr
+    rows = [json.loads(line) for line in (tmp_path / "v.jsonl").read_text().splitlines()]
+    assert {"id": "gsm8k/test/3", "text": "3*3=9", "label": "GOOD", "reviewer": "c", "settled": True,
+            "second": "b"} in rows
+    verdicts = load_signoffs(tmp_path / "v.jsonl")["gsm8k/test/3"]
+    assert verdicts.settled == {"3*3=9"} and verdicts.second == {"3*3=9"}
+
+
 def test_an_appeal_heard_by_two_reviewers_overturns_a_route_label_only_when_both_sign(tmp_path):
     """Three voices write ``5 x 5 = 25``; a first reviewer called it ROUTE, so the record is
     empty. Only a ROUTE the rule agrees on is appealed (not a shape defect, not one settled).
