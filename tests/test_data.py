@@ -131,8 +131,8 @@ def test_coverage_targets_and_suspect_gold(stats):
     assert "gsm8k/test/814" in flagged  # the gold 11 contradicts the text; strong voices reach 17
     # floors of the signed data (the reviewers sign no node where none is a key result; the
     # coverage targets of issue 23, 95 / 98 / 90%, are not met: data card, "Limitations"; every
-    # MATH-500 node carries two GOOD signatures since the sixteenth sign-off pass, which emptied 57)
-    floors = {"math500": 60.0, "gsm8k": 90.0, "aime24": 60.0, "aime25": 80.0}
+    # MATH-500 and AIME 2024 node carries two GOOD signatures, which emptied records of both)
+    floors = {"math500": 60.0, "gsm8k": 90.0, "aime24": 55.0, "aime25": 80.0}
     for name in TEST_SETS:
         assert stats[name]["with_nodes_pct"] >= floors[name], name
 
@@ -190,7 +190,7 @@ def test_the_data_card_audit_is_that_of_the_shipped_verdicts_and_data():
     """The card's precision and recall are what ``benchmarks/node_audit.py report`` computes from
     the verdict files on the shipped data (verdicts of nodes a later rule removed are retired and
     counted in the card). The latest sample was drawn from the shipped data: 40 nodes per
-    benchmark, at most 4 of them retired since (a rule that removes a judged ANSWER node is welcome);
+    benchmark (every node of a set that holds fewer), at most 4 of them retired since (a rule that removes a judged ANSWER node is welcome);
     a rebuild that changes more of them fails here until a new sample is judged."""
     import importlib.util
 
@@ -207,7 +207,9 @@ def test_the_data_card_audit_is_that_of_the_shipped_verdicts_and_data():
     assert all(result[name]["nodes"] >= 40 and result[name]["records"] >= 10 for name in audit.SETS)
     latest = audit.score(precision, recall, sample=precision[-1]["sample"])
     retired = {name: sum(latest[name]["retired"].values()) for name in audit.SETS}
-    assert all(latest[name]["nodes"] + retired[name] >= 40 and retired[name] <= 4 and latest[name]["records"] >= 10
+    drawn = {name: min(40, sum(len(r["nodes"]) for r in _records(name))) for name in audit.SETS}  # a set may hold fewer
+    assert all(latest[name]["nodes"] + retired[name] >= drawn[name] and retired[name] <= 4
+               and latest[name]["records"] >= 10
                for name in audit.SETS), {name: (latest[name]["nodes"], latest[name]["retired"]) for name in audit.SETS}
 
 
@@ -228,15 +230,17 @@ def test_signed_records_ship_only_what_the_reviewer_signed(name):
             assert label == "GOOD" or (label == "FRAGMENT" and node["kind"] == "equation"), (r["id"], node["text"])
 
 
-def test_every_math500_node_carries_two_good_signatures():
-    """Since the sixteenth sign-off pass a MATH-500 node ships only with two GOOD verdicts of
-    readers who did not write the rules: its signature and a second signature (``second`` in the
-    verdict file) or an independent audit's GOOD (``benchmarks/node_audit/precision.jsonl``)."""
+@pytest.mark.parametrize("name", ("math500", "aime24"))
+def test_every_node_carries_two_good_signatures(name):
+    """A MATH-500 or AIME 2024 node ships only with two GOOD verdicts of readers who did not write
+    the rules (one signature fell short of the audit's precision goal there): its signature and a
+    second signature (``second`` in the verdict file) or an independent audit's GOOD
+    (``benchmarks/node_audit/precision.jsonl``)."""
     from node_builder.signoff import audit_labels, signoffs_of, text_key
 
-    verdicts = signoffs_of("math500")
-    audits = audit_labels(REPO / "benchmarks" / "node_audit" / "precision.jsonl", "math500")
-    once = [(r["id"], node["text"]) for r in _records("math500") for node in r["nodes"]
+    verdicts = signoffs_of(name)
+    audits = audit_labels(REPO / "benchmarks" / "node_audit" / "precision.jsonl", name)
+    once = [(r["id"], node["text"]) for r in _records(name) for node in r["nodes"]
             if text_key(node["text"]) not in verdicts[r["id"]].second
             and "GOOD" not in audits.get(r["id"], {}).get(text_key(node["text"]), ())]
     assert once == []
