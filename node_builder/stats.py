@@ -183,11 +183,18 @@ STATS_END = "<!-- statistics:end -->"
 
 
 def verdict_counts(benchmark: str, folder=None) -> dict | None:
-    """The standing verdicts of a benchmark's verdict file (``node_builder/signoffs/<name>.jsonl``;
+    r"""The standing verdicts of a benchmark's verdict file (``node_builder/signoffs/<name>.jsonl``;
     None where it has none): ``problems``, ``verdicts``, ``labels`` (label -> count, in the
     rubric's order), ``proposed`` (key results a reviewer wrote in), ``second`` (GOOD verdicts a
     second reviewer signed too) and ``settled`` (a third reader's or an appeal's final word).
 
+    >>> import json, tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> rows = [{"id": "t/1", "text": "x = 2", "label": "GOOD", "reviewer": "a", "second": "b"},
+    ...         {"id": "t/1", "text": "4", "label": "FRAGMENT", "reviewer": "a", "settled": True}]
+    >>> _ = (folder / "t.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    >>> c = verdict_counts("t", folder); c["verdicts"], c["labels"]["GOOD"], c["second"], c["settled"]
+    (2, 1, 1, 1)
     >>> verdict_counts("no-such-benchmark") is None
     True
     """
