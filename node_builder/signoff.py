@@ -1078,7 +1078,7 @@ def _import_forms(sheet_dir: Path, answers: list[Path], reviewer: str, out: Path
             written.setdefault((problem_id, text), []).extend(forms)
     if Path(out).exists():
         load_signoffs(Path(out))  # refuse to merge into a malformed file
-    rows = [json.loads(line) for line in Path(out).read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows = _verdict_rows(out)
     added, found = 0, set()
     for row in rows:
         key = _row_key(row)
@@ -1134,8 +1134,13 @@ def _second_signatures(out: Path) -> dict[tuple[str, str], str]:
     :func:`_row_key`."""
     if not Path(out).exists():
         return {}
-    rows = (json.loads(line) for line in Path(out).read_text(encoding="utf-8").splitlines() if line.strip())
-    return {_row_key(row): row["second"] for row in rows if row.get("label") == GOOD and row.get("second")}
+    return {_row_key(row): row["second"] for row in _verdict_rows(out)
+            if row.get("label") == GOOD and row.get("second")}
+
+
+def _verdict_rows(out: Path) -> list[dict]:
+    """A verdict file's rows as written (one JSON object a line)."""
+    return [json.loads(line) for line in Path(out).read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
 def _row_key(row: dict) -> tuple[str, str]:
@@ -1156,8 +1161,7 @@ def _merge(out: Path, new: list[dict], replaced, annotate=None) -> list[dict]:
     kept = []
     if Path(out).exists():
         load_signoffs(Path(out))  # refuse to merge into a malformed file
-        kept = [json.loads(line) for line in Path(out).read_text(encoding="utf-8").splitlines() if line.strip()]
-        kept = [row for row in kept if not replaced(row)]
+        kept = [row for row in _verdict_rows(out) if not replaced(row)]
         if annotate is not None:
             kept = [{**row, **(annotate(row) or {})} for row in kept]
     rows = sorted(kept + new, key=lambda row: row["id"])  # stable: sheet order within a problem
