@@ -55,13 +55,14 @@ from .normalize import FUNC, ID, NUM, REL, WORD, tokenize_form
 from .vocabulary import ACCENTS, GREEK
 
 _TO_SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
-_FUNC_SYMBOLS = {"angle": ("angle", "∠"), "triangle": ("triangle", "△")}
+_FUNC_SYMBOLS = {"angle": ("angle", "∠"), "triangle": ("triangle", "△"), "binom": ("binom", "choose", "C")}
 _VULGAR = ("¾", "½", "¼", "⅓", "⅔", "⅛")
 #: One anchor standing for any Unicode vulgar fraction character.
 VULGAR_ANCHOR = "¼½¾⅓⅔⅛"
 # an equation node is matched in chains joined by = (or a congruence), or by the prose of
-# relations.PROSE_EQUALS ("3^6 is 729", "equals", "simplifies to"), so its segment has one of these
-_RELATION_ANCHORS = {"=": ("=", "≡", "\\equiv", " is ", "equals", "simplifies to", "evaluates to"),
+# relations.PROSE_EQUALS ("3^6 is 729", "equals", "simplifies to") or PROSE_FACTORS ("factors as"), so
+# its segment has one of these
+_RELATION_ANCHORS = {"=": ("=", "≡", "\\equiv", " is ", "equals", "simplifies to", "evaluates to", "factor"),
                      "≡": ("≡", "\\equiv")}
 _ANY_RELATION = ("=", "<", ">", "\\l", "\\g", "\\n", "\\e", "\\a", "\\m", "\\s", "\\c", "\\i", "\\p",
                  "≤", "≥", "≠", "≡", "≈", "∣", "∤", "∈", "∉", "⊂", "⊆", "≅", "∼", "∥", "⊥", "∝")

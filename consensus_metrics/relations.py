@@ -87,23 +87,34 @@ def _side(toks: Tokens, lo: int, hi: int, text: str | None, with_comm: bool) -> 
 #: ``2^{10} is equal to 1024``, ``\frac{6}{8} simplifies to \frac{3}{4}`` (token keys, longest first).
 PROSE_EQUALS = (("~is", "~equal", "~to"), ("~simplifies", "~to"), ("~evaluates", "~to"), ("~equals",), ("~is",),
                 ("~which", "~is"), ("~which", "~equals"))
-_PROSE_HEADS = frozenset(phrase[0] for phrase in PROSE_EQUALS)
+#: Prose that states a factorisation: ``x^2 - 5x - 14 factors as (x - 7)(x + 2)``; its right side
+#: may start with a letter (``x^2 + 3x factors as x(x + 3)``).
+PROSE_FACTORS = (("~can", "~be", "~factored", "~as"), ("~can", "~be", "~factored", "~into"), ("~factors", "~as"),
+                 ("~factors", "~into"), ("~factorizes", "~as"), ("~is", "~factored", "~as"))
+#: Words before a math run after which a bare ``as`` states its factorisation (``we factor
+#: x^2 - 5x - 14 as (x - 7)(x + 2)``).
+_FACTOR_VERBS = frozenset(("~factor", "~factored", "~factoring", "~factorize", "~factorizing"))
+_PROSE_HEADS = frozenset(phrase[0] for phrase in PROSE_EQUALS + PROSE_FACTORS) | {"~as"}
 #: Most prose words between the computation and the phrase: what its number counts (``2 times 10
 #: eggs, which is 20``), none of them a :data:`~consensus_metrics.vocabulary.CONNECTIVES` word.
 _UNIT_WORDS = 3
 
 
 def _prose_equals(keys: list[str], kinds: list[int], lo: int, i: int) -> int:
-    r"""Tokens of a prose equality (:data:`PROSE_EQUALS`) at ``i`` that join the math run ``lo:i``
-    to the math after them, or 0. Only after a *computation* -- a run with a number and an
-    operator or a function, its brackets closed (``3^6``, ``\frac{96}{8}``, not the bare ``5`` of
-    "choose 2 from 5 is 10" nor ``x`` of "x is 5"), not the last argument of a phrase (``and``,
-    ``of`` but ``the value of``: :data:`_ARGUMENT_OF`) -- and before a number, a bracket or a minus
-    sign (not "is greater", "is the") with no comparison after it (:data:`_COMPARING`)."""
-    if lo < 0 or kinds[i - 1] not in (NUM, CLOSE, ID):
+    r"""Tokens of a prose equality (:data:`PROSE_EQUALS`, :data:`PROSE_FACTORS`) at ``i`` that
+    join the math run ``lo:i`` to the math after them, or 0. Only after a *computation* -- a run
+    with a number and an operator or a function, its brackets closed (``3^6``, ``5!``,
+    ``\frac{96}{8}``, not the bare ``5`` of "choose 2 from 5 is 10" nor ``x`` of "x is 5"; a bare
+    number only as "the prime factorization of 6432 is ..."), not the last argument of a phrase
+    (``and``, ``of`` but ``the value of``: :data:`_ARGUMENT_OF`) -- and before a number, a bracket
+    or a minus sign (not "is greater", "is the"; a factorisation also before a letter) with no
+    comparison after it (:data:`_COMPARING`)."""
+    if lo < 0 or not (kinds[i - 1] in (NUM, CLOSE, ID) or keys[i - 1] == "!"):
         return 0
     head = i
-    if keys[i] not in _PROSE_HEADS:  # (first the word itself: build_chains asks at every word after math)
+    if keys[i] == "," and i + 1 < len(keys) and keys[i + 1] == "~which":
+        head = i + 1  # "\binom{5}{4}, which is 5"
+    elif keys[i] not in _PROSE_HEADS:  # (first the word itself: build_chains asks at every word after math)
         if kinds[i - 1] != NUM:
             return 0
         while (head < len(keys) and head - i < _UNIT_WORDS and kinds[head] == WORD
@@ -113,18 +124,24 @@ def _prose_equals(keys: list[str], kinds: list[int], lo: int, i: int) -> int:
             head += 1
         if head == len(keys) or keys[head] not in _PROSE_HEADS:
             return 0
-    if lo and kinds[lo - 1] == WORD:  # "the product of 5 + √3 and 5 - √3 is 22", "the square root of 3600 is 60"
-        word, before = keys[lo - 1], (keys[lo - 2] if lo >= 2 else "")
-        if (word in _ARGUMENT_OF and not (word == "~and" and before == ",")) or \
-                (word == "~of" and before not in _VALUE_OF):
+    before = keys[lo - 1] if lo and kinds[lo - 1] == WORD else ""
+    named = before == "~of" and lo >= 2 and keys[lo - 2] == "~factorization"
+    if before and not named:  # "the product of 5 + √3 and 5 - √3 is 22", "the square root of 3600 is 60"
+        word, earlier = before, (keys[lo - 2] if lo >= 2 else "")
+        if (word in _ARGUMENT_OF and not (word == "~and" and earlier == ",")) or \
+                (word == "~of" and earlier not in _VALUE_OF):
             return 0  # (", and" starts a clause; "the value of" names what follows)
     span = kinds[lo:i]
-    if NUM not in span or (OP not in span and FUNC not in span) or span.count(OPEN) != span.count(CLOSE):
+    if NUM not in span or span.count(OPEN) != span.count(CLOSE):
         return 0
-    for phrase in PROSE_EQUALS:
+    if OP not in span and FUNC not in span and not (named and len(span) == 1):
+        return 0
+    phrases = PROSE_EQUALS + PROSE_FACTORS + ((("~as",),) if before in _FACTOR_VERBS else ())
+    for phrase in phrases:
         n = head - i + len(phrase)
+        factors = phrase in PROSE_FACTORS or phrase == ("~as",)
         if tuple(keys[head:i + n]) == phrase and i + n < len(keys) and \
-                (kinds[i + n] in (NUM, OPEN) or keys[i + n] == "neg"):
+                (kinds[i + n] in (NUM, OPEN) or keys[i + n] == "neg" or (factors and kinds[i + n] == ID)):
             j = i + n
             while j < len(keys) and kinds[j] not in (WORD, PUNCT):
                 j += 1
@@ -217,44 +234,183 @@ def build_chains(toks: Tokens, text: str | None = None, deadline: Deadline = NO_
 
 
 #: Operators a side is cut at into aligned terms (:func:`term_chains`): a sum's, else a product's.
-_TERM_OPS = (frozenset(("+", "-")), frozenset(("*",)))
+_TERM_OPS = (frozenset(("+", "-")), frozenset(("*", "/")))
+#: The operators a cancelled rest may follow (:func:`_aligned_terms`): after them it is a term of
+#: its own (not after ``-`` or ``/``); and those that may join the terms cancelled at the end.
+_LEADS = frozenset(("+", "*"))
+_TAILS = frozenset(("+", "-", "*", "/"))
+#: Most sides of one ``=`` run compared pairwise for a root on both (:func:`_root_arguments`).
+MAX_ROOT_SIDES = 8
 
 
 def term_chains(toks: Tokens, chains: list[Chain]) -> list[Chain]:
-    r"""The equations a rewrite states term by term: where two sides joined by ``=`` are sums (or
-    products) of as many terms with the same operators, each term that differs from its partner
-    and has the same exact value (:func:`~consensus_metrics.surds.surd_value`), one of the two a
-    computation, is a chain ``term = term``. ``200 + (50 \times 14) = 200 + 700`` states
-    ``50 \times 14 = 700``; ``80 \cdot 8 + 3 \cdot 10 = 640 + 30`` states ``80 \cdot 8 = 640`` and
-    ``3 \cdot 10 = 30``. A term that is a variable, or whose value differs, states nothing.
+    r"""The equations a rewrite states term by term (SPEC §3 rule 4). Each is a chain ``A = B``
+    of two spans of equal exact value (:func:`~consensus_metrics.surds.surd_value`), one of them a
+    computation, read off two sides of one ``=`` run:
+
+    * sums (or products) of as many terms with the same operators pair term by term:
+      ``200 + (50 \times 14) = 200 + 700`` states ``50 \times 14 = 700``;
+    * else the terms both sides share at their start or end cancel and the rests pair (each rest
+      a term, or terms joined by ``+`` / ``*``): ``\frac{1}{3}(30)(6.5) = (10)(6.5)`` states
+      ``\frac{1}{3} \cdot 30 = 10``;
+    * fractions pair their numerators and their denominators:
+      ``\frac{650}{520 + 650} = \frac{650}{1170}`` states ``520 + 650 = 1170``;
+    * square roots pair their arguments, across the whole run:
+      ``\sqrt{2^2 + 9^2} = \sqrt{4 + 81} = \sqrt{85}`` states ``2^2 + 9^2 = 85``.
+
+    A pair is taken apart again the same way (:data:`MAX_TERM_DEPTH` times: the roots in a
+    fraction), and pairs that share a span join (``A = B`` and ``B = C`` state ``A = C``). A pair
+    whose spans are equal, two bare numbers, or of different value states nothing.
 
     >>> toks = tokenize("so 8 + 18 + 3 * 5 = 8 + 18 + 15 = 41")
     >>> [[s.key.replace(SEP, " ") for s in c.sides] for c in term_chains(toks, build_chains(toks))]
     [['#3 * #5', '#15']]
+    >>> toks = tokenize("\\frac{1}{3}(30)(6.5) = (10)(6.5), and \\sqrt{3^2 + 4^2} = \\sqrt{25}")
+    >>> [[s.key.replace(SEP, " ") for s in c.sides] for c in term_chains(toks, build_chains(toks))]
+    [['#1/3 * #30', '#10'], ['#3 ^ #2 + #4 ^ #2', '#25']]
     """
     keys, kinds = toks.keys, toks.kinds
-    out: list[Chain] = []
+    pending: list[tuple[int, int, int, int, int]] = []
     for chain in chains:
-        for a, b, rel in zip(chain.sides, chain.sides[1:], chain.rels):
-            if rel != "=" or a.hi - a.lo < 3 or b.hi - b.lo < 3:
-                continue  # (most equations end in a number: nothing to align)
-            for ops in _TERM_OPS:
-                left = _split_top(keys[a.lo:a.hi], kinds[a.lo:a.hi], ops)
-                right = _split_top(keys[b.lo:b.hi], kinds[b.lo:b.hi], ops)
-                if len(left) > 1 or len(right) > 1:
-                    break
-            if len(left) < 2 or len(left) != len(right) or any(p[0] != q[0] for p, q in zip(left, right)):
-                continue
-            for (_, lo, hi), (_, lo2, hi2) in zip(left, right):
-                lo, hi = _unwrap(kinds, a.lo + lo, a.lo + hi)
-                lo2, hi2 = _unwrap(kinds, b.lo + lo2, b.lo + hi2)
-                if lo >= hi or lo2 >= hi2 or keys[lo:hi] == keys[lo2:hi2]:
-                    continue
-                if OP not in kinds[lo:hi] and OP not in kinds[lo2:hi2] and FUNC not in kinds[lo:hi] + kinds[lo2:hi2]:
-                    continue  # two numbers, no computation between them
-                value = surd_value(keys[lo:hi], kinds[lo:hi])
-                if value is not None and value == surd_value(keys[lo2:hi2], kinds[lo2:hi2]):
-                    out.append(Chain((_side(toks, lo, hi, None, False), _side(toks, lo2, hi2, None, False)), ("=",)))
+        sides = chain.sides
+        for a, b, rel in zip(sides, sides[1:], chain.rels):
+            if rel == "=" and a.hi - a.lo >= 3 and b.hi - b.lo >= 3:  # (most equations end in a number)
+                pending += [(*span, *span2, 0) for span, span2 in _aligned_terms(keys, kinds, a, b)]
+        pending += [(*span, *span2, 0) for span, span2 in _root_arguments(keys, kinds, chain)]
+    pairs: list[tuple[int, int, int, int]] = []
+    seen: set = set()
+    while pending:
+        lo, hi, lo2, hi2, depth = pending.pop(0)
+        lo, hi = _unwrap(kinds, lo, hi)
+        lo2, hi2 = _unwrap(kinds, lo2, hi2)
+        if lo >= hi or lo2 >= hi2 or keys[lo:hi] == keys[lo2:hi2] or (lo, hi, lo2, hi2) in seen:
+            continue
+        seen.add((lo, hi, lo2, hi2))
+        if depth < MAX_TERM_DEPTH:
+            a, b = _span_side(lo, hi), _span_side(lo2, hi2)
+            inner = _aligned_terms(keys, kinds, a, b) + _root_arguments(keys, kinds, Chain((a, b), ("=",)))
+            pending += [(*span, *span2, depth + 1) for span, span2 in inner]
+        if OP not in kinds[lo:hi] and OP not in kinds[lo2:hi2] and FUNC not in kinds[lo:hi] + kinds[lo2:hi2]:
+            continue  # two numbers, no computation between them
+        value = surd_value(keys[lo:hi], kinds[lo:hi])
+        if value is not None and value == surd_value(keys[lo2:hi2], kinds[lo2:hi2]):
+            pairs.append((lo, hi, lo2, hi2))
+    return [Chain((_side(toks, lo, hi, None, False), _side(toks, lo2, hi2, None, False)), ("=",))
+            for lo, hi, lo2, hi2 in _joined(keys, pairs)]
+
+
+#: How often a pair of :func:`term_chains` is taken apart again.
+MAX_TERM_DEPTH = 3
+#: Most spans joined into one class by :func:`_joined` (the pairs of a class grow as its square).
+MAX_JOINED = 6
+
+
+def _span_side(lo: int, hi: int) -> Side:
+    return Side(lo, hi, "", "", -1, -1)
+
+
+def _joined(keys, pairs: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int]]:
+    """``pairs`` and the pairs they imply through a shared span (up to its tokens): ``A = B`` and
+    ``B = C`` give ``A = C`` (classes of up to :data:`MAX_JOINED` spans)."""
+    parent: dict[tuple, tuple] = {}
+
+    def root(key: tuple) -> tuple:
+        while parent.setdefault(key, key) != key:
+            key = parent[key]
+        return key
+
+    first: dict[tuple, tuple[int, int]] = {}
+    for lo, hi, lo2, hi2 in pairs:
+        k1, k2 = tuple(keys[lo:hi]), tuple(keys[lo2:hi2])
+        first.setdefault(k1, (lo, hi))
+        first.setdefault(k2, (lo2, hi2))
+        parent[root(k1)] = root(k2)
+    classes: dict[tuple, list[tuple]] = {}
+    for key in first:
+        classes.setdefault(root(key), []).append(key)
+    out = list(pairs)
+    done = {(tuple(keys[lo:hi]), tuple(keys[lo2:hi2])) for lo, hi, lo2, hi2 in pairs}
+    for members in classes.values():
+        if 2 < len(members) <= MAX_JOINED:
+            for i, k1 in enumerate(members):
+                for k2 in members[i + 1:]:
+                    if (k1, k2) not in done and (k2, k1) not in done:
+                        out.append((*first[k1], *first[k2]))
+    return out
+
+
+def _aligned_terms(keys, kinds, a: Side, b: Side) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """The spans :func:`term_chains` pairs across the neighbouring sides ``a = b``: term by term,
+    else the rests after cancelling shared end terms, else a fraction's changed part."""
+    for ops in _TERM_OPS:
+        left = _split_top(keys[a.lo:a.hi], kinds[a.lo:a.hi], ops)
+        right = _split_top(keys[b.lo:b.hi], kinds[b.lo:b.hi], ops)
+        if len(left) > 1 or len(right) > 1:
+            break
+    if len(left) == 1 and len(right) == 1:
+        return _fraction_parts(keys, kinds, a, b)
+    if len(left) == len(right) and all(p[0] == q[0] for p, q in zip(left, right)):
+        return [((a.lo + lo, a.lo + hi), (b.lo + lo2, b.lo + hi2)) for (_, lo, hi), (_, lo2, hi2) in zip(left, right)]
+    same = lambda p, q, pa, pb: p[0] == q[0] and keys[pa + p[1]:pa + p[2]] == keys[pb + q[1]:pb + q[2]]  # noqa: E731
+    head = 0
+    while head < min(len(left), len(right)) - 1 and same(left[head], right[head], a.lo, b.lo):
+        head += 1
+    tail = 0
+    while (tail < min(len(left), len(right)) - head - 1
+           and same(left[-1 - tail], right[-1 - tail], a.lo, b.lo)):
+        tail += 1
+    rest, rest2 = left[head:len(left) - tail], right[head:len(right) - tail]
+    if not (head or tail) or not rest or not rest2:
+        return []
+    if head and not (rest[0][0] == rest2[0][0] and rest[0][0] in _LEADS):
+        return []  # a rest after "-" (or "/") is not a term of its own
+    if tail and not (left[len(left) - tail][0] == right[len(right) - tail][0] and left[len(left) - tail][0] in _TAILS):
+        return []
+    return [((a.lo + rest[0][1], a.lo + rest[-1][2]), (b.lo + rest2[0][1], b.lo + rest2[-1][2]))]
+
+
+def _fraction_parts(keys, kinds, a: Side, b: Side) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """``p / q = r / s`` pairs ``p`` with ``r`` and ``q`` with ``s`` (a pair of different values
+    states nothing: :func:`term_chains`)."""
+    left = _split_top(keys[a.lo:a.hi], kinds[a.lo:a.hi], ("/",))
+    right = _split_top(keys[b.lo:b.hi], kinds[b.lo:b.hi], ("/",))
+    if len(left) != 2 or len(right) != 2:
+        return []
+    (num, den), (num2, den2) = ([(side.lo + lo, side.lo + hi) for _, lo, hi in parts]
+                                for side, parts in ((a, left), (b, right)))
+    return [(num, num2), (den, den2)]
+
+
+def _root_argument(keys, kinds, side: Side) -> tuple[str, int, int] | None:
+    """``(root, lo, hi)`` where the whole side is one root (``√ ( ... )`` or ``√ #89``)."""
+    lo, hi = _unwrap(kinds, side.lo, side.hi)
+    if hi - lo < 2 or kinds[lo] != FUNC or not keys[lo].startswith("√"):
+        return None
+    if hi - lo == 2 and kinds[lo + 1] in (NUM, ID):
+        return keys[lo], lo + 1, hi
+    if kinds[lo + 1] != OPEN or kinds[hi - 1] != CLOSE:
+        return None
+    inner_lo, inner_hi = _unwrap(kinds, lo + 1, hi)
+    return (keys[lo], inner_lo, inner_hi) if (inner_lo, inner_hi) != (lo + 1, hi) else None
+
+
+def _root_arguments(keys, kinds, chain: Chain) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """The arguments of every two sides of one ``=`` run that are each a whole root of one kind."""
+    out = []
+    runs, current = [], [chain.sides[0]]
+    for side, rel in zip(chain.sides[1:], chain.rels):
+        if rel == "=":
+            current.append(side)
+        else:
+            runs.append(current)
+            current = [side]
+    runs.append(current)
+    for run in runs:
+        roots = [r for r in (_root_argument(keys, kinds, s) for s in run[:MAX_ROOT_SIDES]) if r is not None]
+        for i, (root, lo, hi) in enumerate(roots):
+            for root2, lo2, hi2 in roots[i + 1:]:
+                if root == root2:
+                    out.append(((lo, hi), (lo2, hi2)))
     return out
 
 
@@ -324,21 +480,33 @@ def commutative_key(keys, kinds, _depth: int = 0) -> str:
         term_sign = sign if not op else ("+" if op == "+" else "-")
         if not op:
             sign = "+"
-        tk, tkinds = keys[lo:hi], kinds[lo:hi]
         factors: list[str] = []
         divisors: list[str] = []
-        for op, flo, fhi in _split_top(tk, tkinds, ("*", "/")):
-            fk, fkinds = tk[flo:fhi], tkinds[flo:fhi]
-            if len(fk) >= 2 and fkinds[0] == OPEN and fkinds[-1] == CLOSE and _wrapped(fkinds):
-                factor = "(" + commutative_key(fk[1:-1], fkinds[1:-1], _depth + 1) + ")"
-            else:
-                factor = _groups_normalised(fk, fkinds, _depth)
-            (divisors if op == "/" else factors).append(factor)
+        _factors(keys[lo:hi], kinds[lo:hi], _depth, factors, divisors, False)
         term = "*".join(sorted(factors))
         if divisors:
             term += "/" + "*".join(sorted(divisors))
         terms.append(term_sign + term)
     return "\x01".join(sorted(terms))
+
+
+def _factors(keys, kinds, depth: int, factors: list, divisors: list, inverted: bool) -> None:
+    """The factors and divisors of one term (``inverted``: it divides). A bracketed product or
+    power among them is no group of its own: ``(0.6s)(1.5s)`` has the factors of ``0.6s \\cdot
+    1.5s``, ``\\pi(4^2)`` those of ``\\pi \\cdot 4^2`` (a leading minus sign keeps its brackets)."""
+    for op, lo, hi in _split_top(keys, kinds, ("*", "/")):
+        fk, fkinds = keys[lo:hi], kinds[lo:hi]
+        divides = (op == "/") != inverted
+        if len(fk) >= 2 and fkinds[0] == OPEN and fkinds[-1] == CLOSE and _wrapped(fkinds):
+            inner, inner_kinds = fk[1:-1], fkinds[1:-1]
+            if (depth < 8 and inner and inner[0] != "neg"
+                    and len(_split_top(inner, inner_kinds, ("+", "-"))) == 1):
+                _factors(inner, inner_kinds, depth + 1, factors, divisors, divides)
+                continue
+            factor = "(" + commutative_key(inner, inner_kinds, depth + 1) + ")"
+        else:
+            factor = _groups_normalised(fk, fkinds, depth)
+        (divisors if divides else factors).append(factor)
 
 
 def _groups_normalised(keys, kinds, depth: int) -> str:

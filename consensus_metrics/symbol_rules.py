@@ -76,7 +76,7 @@ def symbol(b, s, start, end, depth):
             prime(b, start, end)
         else:
             b.push("'", PUNCT, start, end)
-    else:  # , ; : . ? (and a Unicode ±)
+    else:  # , ; : . ?
         b.push(s, PUNCT, start, end)
 
 
@@ -143,11 +143,16 @@ def exponent(b, start, end, depth):
 
 def subscript(b, start, end, depth):
     """``_`` and its argument: part of the name of the identifier, number or function before
-    it (``x_{1}`` is ``x_1``, ``17_b`` a numeral in base b); else ``_`` and the argument."""
+    it (``x_{1}`` is ``x_1``, ``17_b`` a numeral in base b, ``629_{10}`` the number 629); else
+    ``_`` and the argument."""
     arg = b.arg(depth, True)
     if not arg:
         return
     out = b.out
+    if (len(arg) == 1 and arg[0][0] == "#10" and out.keys and out.kinds[-1] == NUM
+            and out.keys[-1][1:].isdigit()):  # base ten: the numeral is the number
+        out.ends[-1] = arg[-1][3]
+        return
     if out.keys and out.kinds[-1] in (ID, NUM, FUNC):
         if len(arg) == 1:
             sub = arg[0][0].lstrip("#")

@@ -322,7 +322,7 @@ class TokenBuilder:
                     n = len(kinds)
                 start, end = starts[i], ends[i]
                 lw = s.lower()
-                if lw not in WORD_FUNCTIONS and lw not in UNITS and lw not in WORD_OPERATORS and not (
+                if lw not in WORD_FUNCTIONS and lw not in UNITS and lw not in WORD_OPERATORS and lw != "choose" and not (
                     i and ends[i - 1] == start and self._mathy(i - 1)
                     and i + 1 < n and starts[i + 1] == end and self._mathy(i + 1)
                 ):
@@ -511,6 +511,8 @@ class TokenBuilder:
         if lw == "of" and self._fraction_of(nxt):
             self.push("*", OP, start, end)  # 3/4 of 4000: a product
             return
+        if (lw == "choose" or w == "C") and self._binomial(w, start, end, nxt):
+            return
         if len(w) > 1:
             self._letters(w, lw, start, end, prev, nxt)
             return
@@ -558,6 +560,43 @@ class TokenBuilder:
             return
         for k, ch in enumerate(w):  # ab -> a * b (the implicit-product rule inserts the *)
             self.push(ch, ID, start + k, start + k + 1)
+
+    @cython.cfunc
+    @cython.returns(cython.bint)
+    @cython.locals(nxt=cython.Py_ssize_t, n=cython.Py_ssize_t)
+    def _binomial(self, w, start, end, nxt):
+        """A binomial coefficient written as ``C(5, 4)``, ``5C4`` or ``5 choose 4``: the tokens of
+        ``\\binom{5}{4}`` (``@binom ( #5 , #4 )``); whole numbers only."""
+        out, kinds, texts = self.out, self.lex_kind, self.lex_text
+        if nxt < 0:
+            return False
+        if w == "C" and texts[nxt] == "(" and self.lex_start[nxt] == end:  # C(5, 4): the C is the function
+            if (nxt + 4 < len(kinds) and kinds[nxt + 1] == NUMERAL and texts[nxt + 1].isdigit()
+                    and texts[nxt + 2] == "," and kinds[nxt + 3] == NUMERAL and texts[nxt + 3].isdigit()
+                    and texts[nxt + 4] == ")"):
+                self.push("@binom", FUNC, start, end)
+                return True
+            return False
+        n = len(out.keys)
+        if not n or out.kinds[n - 1] != NUM or not out.keys[n - 1][1:].isdigit() or self.brk:
+            return False
+        if kinds[nxt] != NUMERAL or not texts[nxt].isdigit():
+            return False
+        if w == "C":  # 5C4: glued on both sides
+            if self.lex_gap[self.i - 1] or self.lex_gap[nxt] or self.lex_end[self.i - 2] != start:
+                return False
+        elif self.lex_gap[self.i - 1] != SPACE or self.lex_gap[nxt] != SPACE:  # 5 choose 4
+            return False
+        top, top_start, top_end = out.keys[n - 1], out.starts[n - 1], out.ends[n - 1]
+        out.truncate(n - 1)
+        self.push("@binom", FUNC, top_start, top_start)
+        self.push("(", OPEN, top_start, top_start)
+        self.push(top, NUM, top_start, top_end)
+        self.push(",", PUNCT, start, end)
+        self.push(number_key(parse_numeral(texts[nxt])), NUM, self.lex_start[nxt], self.lex_end[nxt])
+        self.push(")", CLOSE, self.lex_end[nxt], self.lex_end[nxt])
+        self.i = nxt + 1
+        return True
 
     @cython.cfunc
     @cython.returns(cython.bint)

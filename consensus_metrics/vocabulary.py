@@ -105,11 +105,11 @@ UNICODE_TOKENS: dict[str, tuple[str, int]] = {
     "π": ("π", ID), "∞": ("∞", ID), "≤": ("≤", REL), "≥": ("≥", REL), "≠": ("≠", REL), "≈": ("≈", REL),
     "≡": ("≡", REL), "∣": ("∣", REL), "∠": ("@angle", FUNC), "△": ("@triangle", FUNC), "—": ("—", PUNCT),
     "→": ("⇒", PUNCT), "⇒": ("⇒", PUNCT), "⟹": ("⇒", PUNCT), "∴": ("⇒", PUNCT),
+    "±": ("±", OP), "∓": ("∓", OP),  # as \pm and \mp (COMMAND_TOKENS)
 }
 #: Unicode operators, read by the operator rules as the ASCII operator given (a minus sign may be
-#: unary). The operator rules know no ``±``: a Unicode ``±`` ends as punctuation (``\pm`` is an
-#: operator, :data:`COMMAND_TOKENS`).
-UNICODE_OPERATORS = {"−": "-", "–": "-", "×": "*", "·": "*", "⋅": "*", "∙": "*", "÷": "/", "±": "±"}
+#: unary).
+UNICODE_OPERATORS = {"−": "-", "–": "-", "×": "*", "·": "*", "⋅": "*", "∙": "*", "÷": "/"}
 #: Roots (the key of the function token) and vulgar fractions (numerator, denominator).
 UNICODE_ROOTS = {"√": "√", "∛": "√[3]"}
 VULGAR_FRACTIONS = {"½": (1, 2), "¼": (1, 4), "¾": (3, 4), "⅓": (1, 3), "⅔": (2, 3), "⅛": (1, 8)}
