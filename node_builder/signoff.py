@@ -131,7 +131,9 @@ def signed_label(candidate, labels: dict[str, str]) -> str | None:
     the proposal ``6432 = 2^5 \cdot 3 \cdot 67`` signed while the voices' ``6432 = 2^5 \times 3
     \times 67`` stands for the step), what those labels say: GOOD where one is GOOD and no other
     is a defect but a duplicate (FRAGMENT); the first defect where none is GOOD; None where no
-    writing was read.
+    writing was read. Its own text labelled a duplicate counts as one writing among the others:
+    a reviewer who signed ``\binom{4}{2} = 6`` and called ``4C2 = 6`` a fragment signed the step,
+    whichever writing the miner names it by.
 
     >>> from node_builder.evidence import Candidate
     >>> from node_builder.schema import Node
@@ -140,11 +142,14 @@ def signed_label(candidate, labels: dict[str, str]) -> str | None:
     'GOOD'
     >>> signed_label(step, {"6 \\cdot 7 = 42": "GOOD", "7 \\cdot 6 = 42": "ROUTE"}), signed_label(step, {})
     ('ROUTE', None)
+    >>> signed_label(step, {"6 \\times 7 = 42": "FRAGMENT", "6 \\cdot 7 = 42": "GOOD"})
+    'GOOD'
     """
     own = labels.get(text_key(candidate.node.text))
-    if own is not None:
+    if own is not None and own != FRAGMENT:
         return own
-    read = [label for label in (labels.get(text_key(text)) for text in _writings(candidate)) if label is not None]
+    read = [label for label in (labels.get(text_key(text)) for text in (candidate.node.text, *_writings(candidate)))
+            if label is not None]
     defects = [label for label in read if label not in (GOOD, FRAGMENT)]
     if GOOD in read and not defects:
         return GOOD
@@ -164,9 +169,10 @@ def _labelled_writings(candidate, labels: dict[str, str]) -> list[str]:
 
 
 def signed_writing(candidate, labels: dict[str, str]) -> str:
-    """The text a signed node ships under: its own where the reviewer read it, else the first of
-    its other writings (forms, then its cluster's surfaces) the reviewer signed GOOD, else one
-    labelled a duplicate (FRAGMENT), so that every shipped text carries its verdict.
+    """The text a signed node ships under: its own where the reviewer read it (unless it was
+    called a duplicate, FRAGMENT, and another writing signed), else the first of its other
+    writings (forms, then its cluster's surfaces) the reviewer signed GOOD, else one labelled a
+    duplicate, so that every shipped text carries its verdict.
 
     >>> from node_builder.evidence import Candidate
     >>> from node_builder.schema import Node
@@ -175,9 +181,10 @@ def signed_writing(candidate, labels: dict[str, str]) -> str:
     '3 hours * 10 = 30'
     """
     text = candidate.node.text
-    if labels.get(text_key(text)) is not None:
-        return text
+    own = labels.get(text_key(text))
     writings = _writings(candidate)
+    if own is not None and not (own == FRAGMENT and any(labels.get(text_key(w)) == GOOD for w in writings)):
+        return text
     for wanted in (GOOD, FRAGMENT):
         for writing in writings:
             if labels.get(text_key(writing)) == wanted:
@@ -330,18 +337,21 @@ def sheet_candidates(evidence: Evidence, rule: ConsensusRule, limit: int = SHEET
     """``(text, k, n, context, label)`` of the candidates a reviewer sees, in sheet order; with
     ``read``, only those these verdicts do not label (an unread sheet); with ``only``, only those
     whose text key it holds (a record's shipped nodes); ``label`` is the candidate's label under
-    ``labels`` as the build reads it (:func:`signed_label`), None without them or where unread."""
+    ``labels`` as the build reads it (:func:`signed_label`), None without them or where unread.
+    A shipped node may carry another writing of its candidate (a signed proposal's text for the
+    step the voices write otherwise, :func:`signed_writing`): the row then shows that text."""
     rows = []
-    shown = signable(evidence, rule)
+    shown = [(candidate, k, n, candidate.node.text) for candidate, k, n in signable(evidence, rule)]
     if read is not None:
         shown = [row for row in shown if signed_label(row[0], read.labels) is None]
     if only is not None:
-        shown = [row for row in shown if text_key(row[0].node.text) in only]
-    keys = [text_key(row[0].node.text) for row in shown]  # a proposal that repeats a mined text: one row
+        named = ((row, next((w for w in (row[3], *_writings(row[0])) if text_key(w) in only), None)) for row in shown)
+        shown = [(*row[:3], text) for row, text in named if text is not None]
+    keys = [text_key(row[3]) for row in shown]  # a proposal that repeats a mined text: one row
     shown = [row for i, row in enumerate(shown) if keys[i] not in keys[:i]]
-    for candidate, k, n in shown[:limit]:
+    for candidate, k, n, text in shown[:limit]:
         first = min(candidate.hits, key=lambda t: candidate.hits[t])
-        rows.append((candidate.node.text, k, n, _context(evidence.trajectories[first].text, candidate.hits[first]),
+        rows.append((text, k, n, _context(evidence.trajectories[first].text, candidate.hits[first]),
                      signed_label(candidate, labels) if labels is not None else None))
     return rows
 
@@ -678,9 +688,8 @@ def disputed(evidence: Evidence, rule: ConsensusRule, labels: dict[str, str],
     two verdicts disagree on, for a third reviewer:
 
     - its labelled writings (its text, forms and cluster surfaces that ``labels`` holds, as text
-      keys) carry GOOD and either a defect other than a duplicate (FRAGMENT), or a FRAGMENT on
-      the candidate's own text, which the build reads first (:func:`signed_label`): the build
-      ships the step or drops it by whichever verdict it reads first; or
+      keys) carry GOOD and a defect other than a duplicate (FRAGMENT): the build reads the
+      defect (:func:`signed_label`) where a reviewer may have meant the step; or
     - it is signed GOOD (or ships as the computation of a value signed GOOD, labelled a
       duplicate) and the audits of the shipped node (``audited``: text key -> the labels
       independent auditors gave it, :func:`audit_labels`) call it something else more often

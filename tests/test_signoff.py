@@ -485,8 +485,8 @@ def test_a_third_reviewer_settles_a_disputed_candidate_for_all_its_writings(tmp_
     """Two reviewers disagree on one result written two ways: the build reads the defect (the
     candidate's own writing's ROUTE) and ships nothing. The dispute sheet shows it without labels;
     the third reviewer's GOOD labels every writing (the proposal keeps its line), and the node
-    ships; a defect instead removes the proposal. A FRAGMENT (a duplicate) is a dispute only on
-    the candidate's own text, which the build reads first; one verdict alone is none."""
+    ships; a defect instead removes the proposal. A FRAGMENT (a duplicate) beside a GOOD is no
+    dispute, on whichever writing: the build reads the GOOD; one verdict alone is none."""
     from node_builder.signoff import dispute_block, disputed, import_answers
 
     problem = _pails_problem()
@@ -504,8 +504,7 @@ def test_a_third_reviewer_settles_a_disputed_candidate_for_all_its_writings(tmp_
     block = dispute_block(evidence, found, verdicts.labels)
     assert "1. [3/3] 5 x 5 = 25  (also written: 5 \\times 5 = 25)    | ..." in block
     assert "ROUTE" not in block and "GOOD" not in block and "SIGNED: (none)" in block
-    duplicate = disputed(evidence, ConsensusRule(), {"5 x 5 = 25": "FRAGMENT", "5 \\times 5 = 25": "GOOD"})
-    assert [c.node.text for c, *_ in duplicate] == ["5 x 5 = 25"]  # the build reads the own text's FRAGMENT first
+    assert disputed(evidence, ConsensusRule(), {"5 x 5 = 25": "FRAGMENT", "5 \\times 5 = 25": "GOOD"}) == []
     assert disputed(evidence, ConsensusRule(), {"5 x 5 = 25": "GOOD", "5 \\times 5 = 25": "FRAGMENT"}) == []
     assert disputed(evidence, ConsensusRule(), {"5 x 5 = 25": "ROUTE"}) == []
 
@@ -827,3 +826,36 @@ def test_a_second_signature_goes_to_the_shipped_nodes_no_audit_confirmed(tmp_pat
     assert answer("all", "gsm8k/test/2: 2R\n")["revised"] == 1
     assert [n["text"] for n in _built_record(tmp_path, "after", sources, "gsm8k/test/2")["nodes"]] == [
         "80000+50000=130000"]
+
+
+def test_a_duplicate_writing_never_hides_the_signed_step():
+    """The miner may name a step by a writing the reviewer called a duplicate (FRAGMENT: GPT-4's
+    ``4C2 = 6`` beside the signed ``\\binom{4}{2} = 6``, one step once the matcher reads both):
+    the step is GOOD and ships under the signed writing; a real defect among the writings wins."""
+    from node_builder.evidence import Candidate
+    from node_builder.schema import Node
+    from node_builder.signoff import signed_label, signed_writing
+
+    step = Candidate(Node("", "4C2 = 6", "equation", ("4C2 = 6", "\\binom{4}{2} = 6")), None)
+    labels = {"4C2 = 6": "FRAGMENT", "\\binom{4}{2} = 6": "GOOD"}
+    assert signed_label(step, labels) == "GOOD" and signed_writing(step, labels) == "\\binom{4}{2} = 6"
+    assert signed_label(step, {**labels, "4C2 = 6": "ROUTE"}) == "ROUTE"
+    assert signed_label(step, {"4C2 = 6": "FRAGMENT"}) == "FRAGMENT"
+    assert signed_writing(step, {"4C2 = 6": "FRAGMENT"}) == "4C2 = 6"
+
+
+def test_a_second_signature_sheet_shows_a_node_shipped_under_another_writing(tmp_path):
+    """A step that ships under its signed proposal's text (``5 \\times 5 = 25``) while the voices
+    write it otherwise (``5 x 5 = 25``, the candidate's own text) goes on the second-signature
+    sheet under the shipped text, so that the answer reaches the shipped verdict."""
+    problem = _pails_problem()
+    out = tmp_path / "v.jsonl"
+    out.write_text("".join(json.dumps(r) + "\n" for r in [
+        {"id": "t/200", "text": "5 x 5 = 25", "label": "FRAGMENT", "reviewer": "a"},
+        {"id": "t/200", "text": "5 \\times 5 = 25", "label": "GOOD", "reviewer": "b", "proposed": True}]))
+    verdicts = load_signoffs(out)["t/200"]
+    evidence = gather(problem, None, proposed_nodes(verdicts, problem))
+    shipped = [n.text for n in select(evidence, ConsensusRule(), signed=verdicts.labels).nodes]
+    assert "5 \\times 5 = 25" in shipped
+    block, shown = sheet_of(evidence, ConsensusRule(), only={text_key("5 \\times 5 = 25")})
+    assert shown == ["5 \\times 5 = 25"] and "[3/3] 5 \\times 5 = 25" in block
