@@ -28,8 +28,8 @@ from math import gcd
 from .lexer import ESCAPE, NUMERAL, SYMBOL
 from .numbers import number_key
 from .symbol_rules import prime, skip_temperature_unit, square_root
-from .vocabulary import (ACCENTS, BINOM_COMMANDS, CLOSE, CONNECTIVES, DEGREE_COMMANDS, DROP_ARG_COMMANDS, FRAC_COMMANDS,
-                         FUNC, ID, MATH_WRAPPERS, MAX_GROUP_DEPTH, NOOP_COMMANDS, NUM, OP, OPEN, OPERAND_END,
+from .vocabulary import (ACCENTS, BINOM_COMMANDS, CLOSE, DEGREE_COMMANDS, DROP_ARG_COMMANDS, FRAC_COMMANDS, FUNC,
+                         ID, MATH_WRAPPERS, MAX_GROUP_DEPTH, NOOP_COMMANDS, NUM, OP, OPEN, OPERAND_END,
                          PROSE_WRAPPERS, PUNCT, REL, SIZED_DELIMITERS, WORD)
 
 
@@ -41,8 +41,8 @@ def fraction(b, name, start, end, depth):
     ``3√2/2``, a sum keeps its brackets), then ``/`` and the denominator."""
     if depth < MAX_GROUP_DEPTH and _digit_fraction(b, start):
         return
-    num = _without_unit_words(b.arg(depth, False))
-    den = _without_unit_words(b.arg(depth, False))
+    num = b.arg(depth, False)
+    den = b.arg(depth, False)
     if not num or not den:
         b.emit(num + den, False)
         return
@@ -72,18 +72,6 @@ def fraction(b, name, start, end, depth):
     b.append_group(den)
     if divided:
         out.append(")", CLOSE, out.ends[-1], out.ends[-1])
-
-
-def _without_unit_words(arg: list) -> list:
-    r"""A fraction's argument without the words after its number that say what it counts
-    (``\frac{12000 \text{ miles}}{15 \text{ miles per gallon}}`` is ``12000/15``): up to three
-    words, none a :data:`~consensus_metrics.vocabulary.CONNECTIVES` word, after a number."""
-    k = len(arg)
-    while k and arg[k - 1][1] == WORD and len(arg) - k < 3 and arg[k - 1][0][1:] not in CONNECTIVES:
-        k -= 1
-    if k == len(arg) or not k or arg[k - 1][1] != NUM or any(t[1] == WORD for t in arg[:k]):
-        return arg
-    return arg[:k]
 
 
 def _digit_fraction(b, start) -> bool:
