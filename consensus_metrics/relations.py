@@ -253,7 +253,7 @@ def term_chains(toks: Tokens, chains: list[Chain]) -> list[Chain]:
     * else the terms both sides share at their start or end cancel and the rests pair (each rest
       a term, or terms joined by ``+`` / ``*``): ``\frac{1}{3}(30)(6.5) = (10)(6.5)`` states
       ``\frac{1}{3} \cdot 30 = 10``;
-    * fractions pair their numerators and their denominators:
+    * so do fractions, a product of a numerator and a divisor:
       ``\frac{650}{520 + 650} = \frac{650}{1170}`` states ``520 + 650 = 1170``;
     * square roots pair their arguments, across the whole run:
       ``\sqrt{2^2 + 9^2} = \sqrt{4 + 81} = \sqrt{85}`` states ``2^2 + 9^2 = 85``.
@@ -340,24 +340,28 @@ def _joined(keys, pairs: list[tuple[int, int, int, int]]) -> list[tuple[int, int
 
 
 def _aligned_terms(keys, kinds, a: Side, b: Side) -> list[tuple[tuple[int, int], tuple[int, int]]]:
-    """The spans :func:`term_chains` pairs across the neighbouring sides ``a = b``: term by term,
-    else the rests after cancelling shared end terms, else a fraction's changed part."""
+    """The spans :func:`term_chains` pairs across the neighbouring sides ``a = b`` (cut into the
+    terms of a sum, else the factors and divisors of a product, so a fraction is two terms): term
+    by term, else the rests after cancelling shared end terms."""
     for ops in _TERM_OPS:
         left = _split_top(keys[a.lo:a.hi], kinds[a.lo:a.hi], ops)
         right = _split_top(keys[b.lo:b.hi], kinds[b.lo:b.hi], ops)
         if len(left) > 1 or len(right) > 1:
             break
     if len(left) == 1 and len(right) == 1:
-        return _fraction_parts(keys, kinds, a, b)
+        return []
     if len(left) == len(right) and all(p[0] == q[0] for p, q in zip(left, right)):
         return [((a.lo + lo, a.lo + hi), (b.lo + lo2, b.lo + hi2)) for (_, lo, hi), (_, lo2, hi2) in zip(left, right)]
-    same = lambda p, q, pa, pb: p[0] == q[0] and keys[pa + p[1]:pa + p[2]] == keys[pb + q[1]:pb + q[2]]  # noqa: E731
+
+    def same(p, q) -> bool:  # one operator before the same tokens
+        return p[0] == q[0] and keys[a.lo + p[1]:a.lo + p[2]] == keys[b.lo + q[1]:b.lo + q[2]]
+
+    shorter = min(len(left), len(right))
     head = 0
-    while head < min(len(left), len(right)) - 1 and same(left[head], right[head], a.lo, b.lo):
+    while head < shorter - 1 and same(left[head], right[head]):
         head += 1
     tail = 0
-    while (tail < min(len(left), len(right)) - head - 1
-           and same(left[-1 - tail], right[-1 - tail], a.lo, b.lo)):
+    while tail < shorter - head - 1 and same(left[-1 - tail], right[-1 - tail]):
         tail += 1
     rest, rest2 = left[head:len(left) - tail], right[head:len(right) - tail]
     if not (head or tail) or not rest or not rest2:
@@ -367,18 +371,6 @@ def _aligned_terms(keys, kinds, a: Side, b: Side) -> list[tuple[tuple[int, int],
     if tail and not (left[len(left) - tail][0] == right[len(right) - tail][0] and left[len(left) - tail][0] in _TAILS):
         return []
     return [((a.lo + rest[0][1], a.lo + rest[-1][2]), (b.lo + rest2[0][1], b.lo + rest2[-1][2]))]
-
-
-def _fraction_parts(keys, kinds, a: Side, b: Side) -> list[tuple[tuple[int, int], tuple[int, int]]]:
-    """``p / q = r / s`` pairs ``p`` with ``r`` and ``q`` with ``s`` (a pair of different values
-    states nothing: :func:`term_chains`)."""
-    left = _split_top(keys[a.lo:a.hi], kinds[a.lo:a.hi], ("/",))
-    right = _split_top(keys[b.lo:b.hi], kinds[b.lo:b.hi], ("/",))
-    if len(left) != 2 or len(right) != 2:
-        return []
-    (num, den), (num2, den2) = ([(side.lo + lo, side.lo + hi) for _, lo, hi in parts]
-                                for side, parts in ((a, left), (b, right)))
-    return [(num, num2), (den, den2)]
 
 
 def _root_argument(keys, kinds, side: Side) -> tuple[str, int, int] | None:

@@ -583,7 +583,7 @@ class TokenBuilder:
         if kinds[nxt] != NUMERAL or not texts[nxt].isdigit():
             return False
         if w == "C":  # 5C4: glued on both sides
-            if self.lex_gap[self.i - 1] or self.lex_gap[nxt] or self.lex_end[self.i - 2] != start:
+            if self.i < 2 or self.lex_gap[self.i - 1] or self.lex_gap[nxt] or self.lex_end[self.i - 2] != start:
                 return False
         elif self.lex_gap[self.i - 1] != SPACE or self.lex_gap[nxt] != SPACE:  # 5 choose 4
             return False
