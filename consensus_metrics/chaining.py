@@ -39,7 +39,7 @@ from typing import NamedTuple
 from .anchors import token_anchors
 from .budget import Deadline
 from .normalize import ID, NUM
-from .relations import SEP
+from .relations import SEP, equality_runs
 from .side_pairs import best_pair
 from .text_index import _form_commutative_key
 from .surds import rational, surd_value
@@ -115,7 +115,7 @@ class ChainFollower:
         segment at ``start`` (``None``: no ``=`` beside it); each chain's runs are found once."""
         runs = self._runs.get((start, c))
         if runs is None:
-            runs = self._runs[(start, c)] = _equality_runs(index.chains[c].rels)
+            runs = self._runs[(start, c)] = equality_runs(index.chains[c].rels)
         return runs[s]
 
     def occurrences(self, keys: tuple, kinds: tuple) -> list[tuple[_Run, int]]:
@@ -408,27 +408,6 @@ def _leaves(keys, kinds) -> Counter:
         if kind == NUM and key[1:].replace("/", "", 1).isdigit():
             body = key[1:]  # an int where it is one: equal to its Fraction, and far cheaper to hash
             out[Fraction(body) if "/" in body else int(body)] += 1
-    return out
-
-
-def _equality_runs(rels) -> list:
-    """Per side of a chain with relations ``rels``: ``(lo, hi)``, the sides of the run of ``=``
-    links it lies in, or ``None`` where no ``=`` is beside it.
-
-    >>> _equality_runs(("=", "<", "=", "="))
-    [(0, 1), (0, 1), (2, 4), (2, 4), (2, 4)]
-    """
-    out: list = [None] * (len(rels) + 1)
-    lo = 0
-    while lo <= len(rels):
-        hi = lo
-        while hi < len(rels) and rels[hi] == "=":
-            hi += 1
-        if hi > lo:
-            out[lo:hi + 1] = [(lo, hi)] * (hi + 1 - lo)
-            lo = hi + 1
-        else:
-            lo += 1
     return out
 
 

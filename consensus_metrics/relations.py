@@ -18,6 +18,7 @@ associativity of ``+`` and ``*`` (:func:`commutative_key`): ``2 \cdot 9 = 18`` c
 
 from __future__ import annotations
 
+from collections import deque
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -95,6 +96,11 @@ PROSE_FACTORS = (("~can", "~be", "~factored", "~as"), ("~can", "~be", "~factored
 #: x^2 - 5x - 14 as (x - 7)(x + 2)``).
 _FACTOR_VERBS = frozenset(("~factor", "~factored", "~factoring", "~factorize", "~factorizing"))
 _PROSE_HEADS = frozenset(phrase[0] for phrase in PROSE_EQUALS + PROSE_FACTORS) | {"~as"}
+#: The phrases tried after a math run (with a bare ``as`` after a verb of factoring), and those
+#: whose right side may start with a letter.
+_PHRASES = PROSE_EQUALS + PROSE_FACTORS
+_PHRASES_AFTER_FACTOR = _PHRASES + (("~as",),)
+_FACTOR_PHRASES = frozenset(PROSE_FACTORS + (("~as",),))
 #: Most prose words between the computation and the phrase: what its number counts (``2 times 10
 #: eggs, which is 20``), none of them a :data:`~consensus_metrics.vocabulary.CONNECTIVES` word.
 _UNIT_WORDS = 3
@@ -125,6 +131,8 @@ def _prose_equals(keys: list[str], kinds: list[int], lo: int, i: int) -> int:
         if head == len(keys) or keys[head] not in _PROSE_HEADS:
             return 0
     before = keys[lo - 1] if lo and kinds[lo - 1] == WORD else ""
+    if keys[head] == "~as" and before not in _FACTOR_VERBS:
+        return 0  # a bare "as" joins only after a verb of factoring
     named = before == "~of" and lo >= 2 and keys[lo - 2] == "~factorization"
     if before and not named:  # "the product of 5 + √3 and 5 - √3 is 22", "the square root of 3600 is 60"
         word, earlier = before, (keys[lo - 2] if lo >= 2 else "")
@@ -136,12 +144,10 @@ def _prose_equals(keys: list[str], kinds: list[int], lo: int, i: int) -> int:
         return 0
     if OP not in span and FUNC not in span and not (named and len(span) == 1):
         return 0
-    phrases = PROSE_EQUALS + PROSE_FACTORS + ((("~as",),) if before in _FACTOR_VERBS else ())
-    for phrase in phrases:
+    for phrase in _PHRASES_AFTER_FACTOR if keys[head] == "~as" else _PHRASES:
         n = head - i + len(phrase)
-        factors = phrase in PROSE_FACTORS or phrase == ("~as",)
         if tuple(keys[head:i + n]) == phrase and i + n < len(keys) and \
-                (kinds[i + n] in (NUM, OPEN) or keys[i + n] == "neg" or (factors and kinds[i + n] == ID)):
+                (kinds[i + n] in (NUM, OPEN) or keys[i + n] == "neg" or (kinds[i + n] == ID and phrase in _FACTOR_PHRASES)):
             j = i + n
             while j < len(keys) and kinds[j] not in (WORD, PUNCT):
                 j += 1
@@ -270,7 +276,7 @@ def term_chains(toks: Tokens, chains: list[Chain]) -> list[Chain]:
     [['#1/3 * #30', '#10'], ['#3 ^ #2 + #4 ^ #2', '#25']]
     """
     keys, kinds = toks.keys, toks.kinds
-    pending: list[tuple[int, int, int, int, int]] = []
+    pending: deque[tuple[int, int, int, int, int]] = deque()
     for chain in chains:
         sides = chain.sides
         for a, b, rel in zip(sides, sides[1:], chain.rels):
@@ -280,7 +286,7 @@ def term_chains(toks: Tokens, chains: list[Chain]) -> list[Chain]:
     pairs: list[tuple[int, int, int, int]] = []
     seen: set = set()
     while pending:
-        lo, hi, lo2, hi2, depth = pending.pop(0)
+        lo, hi, lo2, hi2, depth = pending.popleft()
         lo, hi = _unwrap(kinds, lo, hi)
         lo2, hi2 = _unwrap(kinds, lo2, hi2)
         if lo >= hi or lo2 >= hi2 or keys[lo:hi] == keys[lo2:hi2] or (lo, hi, lo2, hi2) in seen:
@@ -387,22 +393,37 @@ def _root_argument(keys, kinds, side: Side) -> tuple[str, int, int] | None:
 
 
 def _root_arguments(keys, kinds, chain: Chain) -> list[tuple[tuple[int, int], tuple[int, int]]]:
-    """The arguments of every two sides of one ``=`` run that are each a whole root of one kind."""
+    """The arguments of every two sides of one ``=`` run (:func:`equality_runs`) that are each a
+    whole root of one kind."""
     out = []
-    runs, current = [], [chain.sides[0]]
-    for side, rel in zip(chain.sides[1:], chain.rels):
-        if rel == "=":
-            current.append(side)
-        else:
-            runs.append(current)
-            current = [side]
-    runs.append(current)
-    for run in runs:
-        roots = [r for r in (_root_argument(keys, kinds, s) for s in run[:MAX_ROOT_SIDES]) if r is not None]
+    for lo, hi in sorted({run for run in equality_runs(chain.rels) if run is not None}):
+        roots = [r for r in (_root_argument(keys, kinds, s) for s in chain.sides[lo:min(hi + 1, lo + MAX_ROOT_SIDES)])
+                 if r is not None]
         for i, (root, lo, hi) in enumerate(roots):
             for root2, lo2, hi2 in roots[i + 1:]:
                 if root == root2:
                     out.append(((lo, hi), (lo2, hi2)))
+    return out
+
+
+def equality_runs(rels) -> list:
+    """Per side of a chain with relations ``rels``: ``(lo, hi)``, the sides of the run of ``=``
+    links it lies in, or ``None`` where no ``=`` is beside it.
+
+    >>> equality_runs(("=", "<", "=", "="))
+    [(0, 1), (0, 1), (2, 4), (2, 4), (2, 4)]
+    """
+    out: list = [None] * (len(rels) + 1)
+    lo = 0
+    while lo <= len(rels):
+        hi = lo
+        while hi < len(rels) and rels[hi] == "=":
+            hi += 1
+        if hi > lo:
+            out[lo:hi + 1] = [(lo, hi)] * (hi + 1 - lo)
+            lo = hi + 1
+        else:
+            lo += 1
     return out
 
 

@@ -182,9 +182,9 @@ def signed_writing(candidate, labels: dict[str, str]) -> str:
     """
     text = candidate.node.text
     own = labels.get(text_key(text))
-    writings = _writings(candidate)
-    if own is not None and not (own == FRAGMENT and any(labels.get(text_key(w)) == GOOD for w in writings)):
+    if own is not None and not (own == FRAGMENT and signed_label(candidate, labels) == GOOD):
         return text
+    writings = _writings(candidate)
     for wanted in (GOOD, FRAGMENT):
         for writing in writings:
             if labels.get(text_key(writing)) == wanted:
@@ -341,12 +341,11 @@ def sheet_candidates(evidence: Evidence, rule: ConsensusRule, limit: int = SHEET
     A shipped node may carry another writing of its candidate (a signed proposal's text for the
     step the voices write otherwise, :func:`signed_writing`): the row then shows that text."""
     rows = []
-    shown = [(candidate, k, n, candidate.node.text) for candidate, k, n in signable(evidence, rule)]
+    shown = signable(evidence, rule)
     if read is not None:
         shown = [row for row in shown if signed_label(row[0], read.labels) is None]
-    if only is not None:
-        named = ((row, next((w for w in (row[3], *_writings(row[0])) if text_key(w) in only), None)) for row in shown)
-        shown = [(*row[:3], text) for row, text in named if text is not None]
+    shown = [(candidate, k, n, _shown_text(candidate, only)) for candidate, k, n in shown]
+    shown = [row for row in shown if row[3] is not None]
     keys = [text_key(row[3]) for row in shown]  # a proposal that repeats a mined text: one row
     shown = [row for i, row in enumerate(shown) if keys[i] not in keys[:i]]
     for candidate, k, n, text in shown[:limit]:
@@ -354,6 +353,14 @@ def sheet_candidates(evidence: Evidence, rule: ConsensusRule, limit: int = SHEET
         rows.append((text, k, n, _context(evidence.trajectories[first].text, candidate.hits[first]),
                      signed_label(candidate, labels) if labels is not None else None))
     return rows
+
+
+def _shown_text(candidate, only: set[str] | None) -> str | None:
+    """The text a sheet shows for a candidate: its own; with ``only`` (text keys), the first of
+    its own and its other writings that ``only`` holds, or None where none is."""
+    if only is None:
+        return candidate.node.text
+    return next((w for w in (candidate.node.text, *_writings(candidate)) if text_key(w) in only), None)
 
 
 def _context(text: str, offset: float, width: int = 90) -> str:
