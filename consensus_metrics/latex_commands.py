@@ -30,7 +30,7 @@ from .numbers import number_key
 from .symbol_rules import prime, skip_temperature_unit, square_root
 from .vocabulary import (ACCENTS, BINOM_COMMANDS, CLOSE, DEGREE_COMMANDS, DROP_ARG_COMMANDS, FRAC_COMMANDS, FUNC,
                          ID, MATH_WRAPPERS, MAX_GROUP_DEPTH, NOOP_COMMANDS, NUM, OP, OPEN, OPERAND_END,
-                         PROSE_WRAPPERS, PUNCT, REL, SIZED_DELIMITERS, WORD)
+                         PROSE_WRAPPERS, PUNCT, REL, SIZED_DELIMITERS, WORD, unit_phrase)
 
 
 # ----------------------------------------------------------------------------- fractions
@@ -43,6 +43,7 @@ def fraction(b, name, start, end, depth):
         return
     num = b.arg(depth, False)
     den = b.arg(depth, False)
+    num, den = _like_quantities(b.text, num, den)
     if not num or not den:
         b.emit(num + den, False)
         return
@@ -72,6 +73,37 @@ def fraction(b, name, start, end, depth):
     b.append_group(den)
     if divided:
         out.append(")", CLOSE, out.ends[-1], out.ends[-1])
+
+
+def _like_quantities(text: str, num: list, den: list) -> tuple[list, list]:
+    r"""A fraction's parts without the words that say what their numbers count, where both
+    count the same thing (the denominator's text names the numerator's unit) or only one counts
+    anything: a ratio of like quantities is a pure number (``\frac{64 \text{ ounces}}{16
+    \text{ ounces per can}}`` is ``64/16``, ``\frac{15 \text{ days}}{3 \text{ days/arm}}`` is
+    ``15/3``). Unlike units stay: ``\frac{1 \text{ km}}{9000 \text{ s}} = \frac{1000 \text{
+    m}}{9000 \text{ s}}`` converts a unit, it states no false equation ``1/9000 = 1000/9000``."""
+    n_cut, d_cut = _unit_cut(num), _unit_cut(den)
+    if n_cut is None or d_cut is None or (n_cut == len(num) and d_cut == len(den)):
+        return num, den
+    if n_cut < len(num) and d_cut < len(den):
+        unit = num[n_cut][0][1:].rstrip("s")
+        if not unit or unit not in text[den[0][2]:den[-1][3]].lower():
+            return num, den
+    return num[:n_cut], den[:d_cut]
+
+
+def _unit_cut(arg: list):
+    """Where the words that end a fraction part after its number start (``len(arg)`` when it
+    has none), or None where words stand elsewhere or say more than what the number counts
+    (:func:`~consensus_metrics.vocabulary.unit_phrase`)."""
+    k = len(arg)
+    while k and arg[k - 1][1] == WORD:
+        k -= 1
+    if any(t[1] == WORD for t in arg[:k]):
+        return None
+    if k < len(arg) and (not k or arg[k - 1][1] != NUM or not unit_phrase([t[0] for t in arg[k:]])):
+        return None
+    return k
 
 
 def _digit_fraction(b, start) -> bool:

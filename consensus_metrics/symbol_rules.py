@@ -19,7 +19,7 @@ from __future__ import annotations
 from .lexer import COMMAND, LETTERS, LINE_BREAK, NUMERAL, SYMBOL
 from .vocabulary import (CLOSE, FUNC, ID, INVISIBLE, MAX_GROUP_DEPTH, MISC, NUM, OP, OPEN, PUNCT, REL,
                          TEMPERATURE_SCALES, UNICODE_OPERATORS, UNICODE_ROOTS, UNICODE_SPACES, UNICODE_TOKENS,
-                         VULGAR_FRACTIONS, WORD)
+                         VULGAR_FRACTIONS, WORD, unit_phrase)
 
 #: ASCII symbols that are one token: ``{symbol: (key, kind, no_mult)}`` (the others have rules:
 #: :func:`symbol`).
@@ -94,9 +94,20 @@ def sign(b, s, start, end):
         b.push("+", OP, start, end)
 
 
+def _after_number(out, j) -> bool:
+    """Whether the bracket opened at token ``j`` follows a number, or a number and up to three
+    prose words saying what it counts (``24 dollars (adult tickets)``)."""
+    k = j
+    while k and out.kinds[k - 1] == WORD and j - k < 3:
+        k -= 1
+    return k > 0 and out.kinds[k - 1] == NUM
+
+
 def close_bracket(b, s, start, end):
     """A closing bracket. ``(mod 7)`` is ``\\pmod{7}``; a remark in brackets after a number
-    (``60 (minutes)``) is left out; brackets around one atom are dropped (``(3)`` is ``3``)."""
+    (``60 (minutes)``, ``24 dollars (adult tickets)``) is left out; in a bracketed factor, the
+    words after its number go (``4 * (12 inches)``); brackets around one atom are dropped
+    (``(3)`` is ``3``)."""
     out = b.out
     want = "(" if s == ")" else "["
     if b.opens:
@@ -108,12 +119,17 @@ def close_bracket(b, s, start, end):
                 out.truncate(j)
                 b.append_tokens(inside)
                 return
-            if (want == "(" and inner and j and out.kinds[j - 1] == NUM
-                    and all(kind == WORD for kind in out.kinds[j + 1:])):
-                # 60 (minutes) / 4 = 15, x = 5 (the positive root): a remark, not a factor
+            if want == "(" and inner and _after_number(out, j) and all(kind == WORD for kind in out.kinds[j + 1:]):
+                # 60 (minutes) / 4 = 15, x = 5 (the positive root), 24 dollars (adult tickets): a
+                # remark, not a factor
                 out.truncate(j)
                 b.spaced = True
                 return
+            if (want == "(" and inner >= 2 and j and out.keys[j - 1] == "*" and not out.implicit[j - 1]
+                    and out.kinds[j + 1] == NUM and all(kind == WORD for kind in out.kinds[j + 2:])
+                    and unit_phrase(out.keys[j + 2:])):
+                out.truncate(j + 2)  # 4 * (12 inches): a factor and what it counts
+                inner = 1
             # (3) -> 3, (x) -> x : parentheses around one atom carry no structure. The atom
             # is emitted again where the bracket stood, with its spacing, so the usual rules
             # apply to it (\pi (4)^2 and 2 (x) are products; 3 (4) is not).

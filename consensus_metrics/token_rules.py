@@ -36,9 +36,9 @@ from .lexer import (COMMAND, COMPOUND, ESCAPE, LETTERS, LINE_BREAK, NUMERAL, SPA
                     lex)
 from .numbers import number_key, parse_numeral
 from .symbol_rules import dollar_break, implicit_mult, needs_parens, square_root, symbol, unicode_symbol
-from .vocabulary import (CLOSE, COMMAND_TOKENS, CONNECTIVES, FUNC, ID, LABEL_WORDS, MAX_GROUP_DEPTH, MISC, NUM, OP,
-                         OPEN, OPERAND_END, PUNCT, REL, STOPWORDS, SUPERSCRIPT_DIGITS, UNITS, UPPER_UNITS, WORD,
-                         WORD_FUNCTIONS, WORD_OPERATORS)
+from .vocabulary import (CLOSE, COMMAND_TOKENS, FUNC, ID, LABEL_WORDS, LINKED_UNIT_WORDS, MAX_GROUP_DEPTH, MISC, NUM,
+                         OP, OPEN, OPERAND_END, PUNCT, REL, STOPWORDS, SUPERSCRIPT_DIGITS, UNITS, UPPER_UNITS, WORD,
+                         WORD_FUNCTIONS, WORD_OPERATORS, unit_phrase)
 
 #: Operators before which prose words that follow a number are dropped
 #: (:meth:`TokenBuilder.drop_unit_words`); ``+`` and ``-`` do it in ``symbol_rules.sign``, before deciding
@@ -210,29 +210,29 @@ class TokenBuilder:
     @cython.ccall
     @cython.locals(relation=cython.bint)
     def drop_unit_words(self, relation=False):
-        """``9 sprints × 60 meters = 540 meters``: up to three prose words on one line between a
-        number and an operator or relation say what the number counts (``\\text{ dollars}``,
-        ``minutes per hour``; four in a rate: ``5 chocolate bars per packet``); they are dropped,
-        so that the equation stays one chain (``9 * 60 = 540``). Not when one of them carries
-        meaning (``5 times 3``, ``x is 4``:
-        :data:`~consensus_metrics.vocabulary.CONNECTIVES`), and before a ``relation`` only after
-        a computation: ``1200 lire = $1.50`` and ``3 feet = 1 yard`` convert units, they do not
-        state ``1200 = 1.5``."""
+        """``9 sprints × 60 meters = 540 meters``: the prose words on one line between a number
+        and an operator or relation that say what the number counts (``\\text{ dollars}``,
+        ``minutes per hour``, ``3 packs of water balloons * $3``, ``12 slices each = 60``:
+        :func:`~consensus_metrics.vocabulary.unit_phrase`) are dropped, so that the equation
+        stays one chain (``9 * 60 = 540``). Not when one of them carries meaning (``5 times 3``,
+        ``x is 4``, ``5 more than``: :data:`~consensus_metrics.vocabulary.CONNECTIVES`), and
+        before a ``relation`` only after a computation: ``1200 lire = $1.50`` and ``3 feet = 1
+        yard`` convert units, they do not state ``1200 = 1.5``."""
         out = self.out
         keys, kinds, breaks = out.keys, out.kinds, out.breaks
         n = len(keys)
         k = n
-        while k and kinds[k - 1] == WORD and n - k < 4:
+        while k and kinds[k - 1] == WORD and n - k < LINKED_UNIT_WORDS:
             k -= 1
-        if not k or kinds[k - 1] != NUM or self.brk or n - k == 4 and "~per" not in keys[k:]:
-            return  # a fourth word only in a rate (``5 chocolate bars per packet``)
+        if not k or kinds[k - 1] != NUM or self.brk or not unit_phrase(keys[k:]):
+            return
         if relation and (k < 2 or kinds[k - 2] != OP):
             return
         before = self.i - 2  # the lexeme before the operator's: a formula that opens there is new math
         if before >= 0 and self.lex_text[before] in ("$", "\\[", "\\("):
             return
         for j in range(k, n):
-            if breaks[j] or keys[j][1:] in CONNECTIVES:
+            if breaks[j]:
                 return
         out.truncate(k)
 
@@ -545,8 +545,14 @@ class TokenBuilder:
             return
         glued_l = prev >= 0 and not gap and self.lex_end[prev] == start and self._mathy(prev)
         glued_r = nxt >= 0 and self.lex_start[nxt] == end and (self._mathy(nxt) or texts[nxt] == "(")
-        # "(minutes)", "(the positive root)": prose in brackets, not a product of letters
-        remark = w.islower() and prev >= 0 and texts[prev] == "(" and (nxt < 0 or texts[nxt] == ")" or self.lex_start[nxt] > end)
+        # "(minutes)", "(the positive root)", "(first day)": prose in brackets, not a product of letters
+        remark = w.islower() and prev >= 0 and (
+            texts[prev] == "(" and (nxt < 0 or texts[nxt] == ")" or self.lex_start[nxt] > end)
+            or not glued_l and kinds[prev] == LETTERS and len(texts[prev]) >= 3 and nxt >= 0 and texts[nxt] == ")")
+        if glued_l and w.islower() and texts[prev] == "/" and prev and kinds[prev - 1] == LETTERS \
+                and len(texts[prev - 1]) >= 3 and self.lex_end[prev - 1] == self.lex_start[prev]:
+            self.push("~" + lw, WORD, start, end)  # pounds/day, bananas/day: the unit of a rate
+            return
         split = False
         if len(w) <= 3:
             if (glued_l or glued_r or w.isupper()) and not (remark and lw in STOPWORDS):
@@ -652,7 +658,8 @@ class TokenBuilder:
     @cython.returns(cython.bint)
     def _between_numbers(self):
         """Whether an ``x`` stands between two numbers, so a product: ``4 x 2``, ``6 x $0.50``,
-        ``4 pounds x $2`` (unit words after the left number, which the ``*`` then drops)."""
+        ``4 pounds x $2``, ``4 grades in the middle school x 10`` (what the left number counts,
+        :func:`~consensus_metrics.vocabulary.unit_phrase`, which the ``*`` then drops)."""
         k = self.i - 2
         if k < 0 or self._numeral_at(self.i) < 0:
             return False
@@ -661,10 +668,9 @@ class TokenBuilder:
         out = self.out
         m = len(out.keys)
         w = m
-        while (w and out.kinds[w - 1] == WORD and m - w < 3 and not out.breaks[w - 1]
-               and out.keys[w - 1][1:] not in CONNECTIVES):
+        while w and out.kinds[w - 1] == WORD and m - w < LINKED_UNIT_WORDS and not out.breaks[w - 1]:
             w -= 1
-        return 0 < w < m and out.kinds[w - 1] == NUM
+        return 0 < w < m and out.kinds[w - 1] == NUM and unit_phrase(out.keys[w:m])
 
     # ------------------------------------------------------------------ arguments and commands
     @cython.ccall

@@ -145,6 +145,36 @@ CONNECTIVES = frozenset(
     squared cubed dozen dozens hundred hundreds thousand thousands million millions billion billions
     twice thrice half halves double triple quarter quarters""".split()
 )
+#: Connectives that may sit inside what a number counts before an explicit operator (``3 packs of
+#: water balloons * $3``, ``12 slices each = 60``, ``4 grades in the middle school x 10``,
+#: ``20 more = 120``): they link the words of the phrase, not the numbers around it.
+UNIT_LINKS = frozenset("of for in on at each every per with more".split())
+#: Most words in what a number counts (:func:`unit_phrase`): plain words, and with a link word.
+UNIT_WORDS, LINKED_UNIT_WORDS = 3, 7
+
+
+def unit_phrase(words) -> bool:
+    """Whether prose-word keys (``~pots``) after a number only say what it counts, so that they
+    may go before an operator: up to :data:`UNIT_WORDS` words none of them a :data:`CONNECTIVES`
+    word, or up to :data:`LINKED_UNIT_WORDS` when one of them is a :data:`UNIT_LINKS` word (``5
+    chocolate bars per packet``) and no other connective is among them.
+
+    >>> unit_phrase(["~plant", "~pots", "~for", "~roses"]), unit_phrase(["~times"]), unit_phrase(["~more", "~than"])
+    (True, False, False)
+    """
+    n = len(words)
+    if not n or n > LINKED_UNIT_WORDS:
+        return False
+    linked = False
+    for w in words:
+        bare = w[1:]
+        if bare in UNIT_LINKS:
+            linked = True
+        elif bare in CONNECTIVES:
+            return False
+    return n <= UNIT_WORDS or linked
+
+
 #: Upper-case abbreviations that are units after a number and a space (``5 PM``), not products.
 UPPER_UNITS = frozenset("USD EUR GBP MPH KPH GB KB TB".split())  # not AM, PM, MB: segment names
 TEMPERATURE_SCALES = frozenset(("C", "F", "K", "Celsius", "Fahrenheit", "Kelvin"))

@@ -161,6 +161,48 @@ def test_rate_unit_near_misses():
     assert via("He ran 10 /\nhours later 3 * 10 = 30", "10 = 30", symbolic=False) is None
 
 
+def test_what_a_number_counts_is_dropped_before_an_explicit_operator():
+    """Longer descriptions of what a number counts, with a linking word (``of``, ``for``, ``in``,
+    ``each``, ``more``), a rate's unit word after ``unit/``, a remark in brackets after the unit
+    words, and the unit in a bracketed factor (real GSM8K solutions: the references of test/843,
+    test/351 and test/1218, GPT-3.5-turbo, GPT-4o-mini, GPT-4)."""
+    assert via("There were 5 pizzas * 12 slices each = 60 slices in total.", "5*12=60") == "relation"
+    assert via("Craig spends 3 packs of water balloons * $3 = $9 on water balloons.", "3 * 3 = 9") == "relation"
+    assert via("This means she is giving the school 60 plant pots for roses + 30 plant pots for daisies = 90 plant pots.",
+               "30 + 60 = 90") == "relation"
+    assert via("There are 4 grades in the middle school x 10 students = 40 students who get to try",
+               "4 * 10 = 40") == "relation"
+    assert via("On the second day, he does 100 pushups + 20 more = 120 pushups.", "100 + 20 = 120") == "relation"
+    assert via("the oats consumed in five days is 40 pounds/day x 5 days = 200 pounds of oats.",
+               "40 * 5 = 200") == "relation"
+    assert via("\\text{Total time} = 30 \\text{ minutes (cat)} + 20 \\text{ minutes (dog)} = 50 \\text{ minutes}",
+               "20+30=50") == "relation"
+    assert via("   - People present = 50 (first day) + 20 = 70", "50 + 20 = 70") == "relation"
+    assert via("- Therefore, Kagiyami's capacity = 4 * (12 inches) = 48 inches.", "4 * 12 = 48") == "relation"
+
+
+def test_what_a_number_counts_near_misses():
+    """A connective that relates or scales (``percent``, ``than``, ``times``) keeps the words;
+    eight words are a sentence, not a unit; a conversion in brackets states no equality of its
+    numbers; a bracket after a number that is not a factor keeps its unit."""
+    assert via("So 20 percent of the students * 5 = 100 in all.", "20 * 5 = 100", symbolic=False) is None
+    assert via("Tom has 4 more than twice that + 2 = 10 apples", "4 + 2 = 10", symbolic=False) is None
+    assert via("We have 3 big shiny red apples of the old farm * 2 = 6", "3 * 2 = 6", symbolic=False) is None
+    assert via("Recall (1 km) = (1000 m) here.", "1 = 1000", symbolic=False) is None
+    assert via("so 60 miles/hour = 1 mile/minute", "60 = 1", symbolic=False) is None
+
+
+def test_a_ratio_of_like_quantities_is_a_number():
+    """In a fraction whose parts count the same thing (the denominator names the numerator's
+    unit: GPT-4o-mini on GSM8K test/97 and test/309), the unit words go; unlike units stay."""
+    assert via("\\text{Number of cans used} = \\frac{64 \\text{ ounces}}{16 \\text{ ounces per can}} = 4 \\text{ cans}",
+               "64 / 16 = 4") == "relation"
+    assert via("\\text{Number of extra arms} = \\frac{15 \\text{ days}}{3 \\text{ days/arm}} = 5 \\text{ arms}",
+               "15/3 = 5") == "relation"
+    assert via("\\frac{\\$120 \\text{ dollars}}{4} = \\$30", "120/4 = 30") == "relation"
+    assert via("rate = \\frac{2 \\text{ pounds}}{4 \\text{ weeks}} = 0.5", "2/4 = 0.5", symbolic=False) is None
+
+
 def test_x_between_numbers_is_a_product():
     """``6 x $0.50``, ``4 pounds x $2.00 per pound`` (GPT-3.5, DBRX on GSM8K): ``x`` between two
     numbers, unit words after the first, is a times sign; after a connective it is a letter."""
