@@ -218,23 +218,32 @@ class TokenBuilder:
         ``x is 4``, ``5 more than``: :data:`~consensus_metrics.vocabulary.CONNECTIVES`), and
         before a ``relation`` only after a computation: ``1200 lire = $1.50`` and ``3 feet = 1
         yard`` convert units, they do not state ``1200 = 1.5``."""
-        out = self.out
-        keys, kinds, breaks = out.keys, out.kinds, out.breaks
-        n = len(keys)
-        k = n
-        while k and kinds[k - 1] == WORD and n - k < LINKED_UNIT_WORDS:
-            k -= 1
-        if not k or kinds[k - 1] != NUM or self.brk or not unit_phrase(keys[k:]):
+        k = self._counted_words()
+        if k < 0 or self.brk:
             return
-        if relation and (k < 2 or kinds[k - 2] != OP):
+        if relation and (k < 2 or self.out.kinds[k - 2] != OP):
             return
         before = self.i - 2  # the lexeme before the operator's: a formula that opens there is new math
         if before >= 0 and self.lex_text[before] in ("$", "\\[", "\\("):
             return
-        for j in range(k, n):
-            if breaks[j]:
-                return
-        out.truncate(k)
+        self.out.truncate(k)
+
+    @cython.cfunc
+    @cython.returns(cython.Py_ssize_t)
+    @cython.locals(k=cython.Py_ssize_t, n=cython.Py_ssize_t)
+    def _counted_words(self):
+        """Where the prose words that end the tokens so far start, when they follow a number on
+        its line and only say what it counts (:func:`~consensus_metrics.vocabulary.unit_phrase`:
+        ``3 packs of water balloons``); -1 otherwise (no such words, or no number before them)."""
+        out = self.out
+        kinds, breaks = out.kinds, out.breaks
+        n = len(kinds)
+        k = n
+        while k and kinds[k - 1] == WORD and n - k < LINKED_UNIT_WORDS and not breaks[k - 1]:
+            k -= 1
+        if k == n or not k or kinds[k - 1] != NUM or not unit_phrase(out.keys[k:]):
+            return -1
+        return k
 
     @cython.cfunc
     @cython.returns(cython.bint)
@@ -665,12 +674,7 @@ class TokenBuilder:
             return False
         if self.lex_kind[k] == NUMERAL:
             return True
-        out = self.out
-        m = len(out.keys)
-        w = m
-        while w and out.kinds[w - 1] == WORD and m - w < LINKED_UNIT_WORDS and not out.breaks[w - 1]:
-            w -= 1
-        return 0 < w < m and out.kinds[w - 1] == NUM and unit_phrase(out.keys[w:m])
+        return self._counted_words() > 0
 
     # ------------------------------------------------------------------ arguments and commands
     @cython.ccall
