@@ -245,9 +245,9 @@ def _select_signed(checked: _Checked, signed: dict[str, str], rule: ConsensusRul
     good_values = {surd_value(*tokenize_form(c.node.value)) for c, _, _ in entries
                    if c.node.kind == "value" and c.node.value and signed_label(c, signed) == GOOD}
     widest: dict[str, tuple] = {}  # a proposal that repeats a mined candidate's text is that candidate:
-    for entry in entries:          # of the two, the one more voices state (a proposal's written-in forms)
-        key = text_key(entry[0].node.text)
-        if key not in widest or len(entry[1]) > len(widest[key][1]):
+    for entry in entries:          # of the two, the one more voices state (a proposal's written-in forms);
+        key = text_key(entry[0].node.text)  # with one solver, the one two of its solutions share
+        if key not in widest or (len(entry[1]), entry[2]) > (len(widest[key][1]), widest[key][2]):
             widest[key] = entry
     nodes: list[Node] = []
     for key, (candidate, positions, agreed) in widest.items():

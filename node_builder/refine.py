@@ -10,7 +10,8 @@ key of :data:`DROP_REASONS`), or ``None``:
 2. **answer_piece** (ANSWER) -- the components of a composite answer (the ``-2`` of ``(-2, 1)``,
    the numbers written in an expression answer), the letters the question combines into the
    answer (``m = 7`` of "find ``m+n``") and the values they take.
-3. **trivial** -- the values ``-1, 0, 1, 2`` and computations of them (``2/2 = 1``).
+3. **trivial** -- the values ``-1, 0, 1, 2`` and computations of them from them alone
+   (``2/2 = 1``); a computation of one from other numbers is a result (``8 / 4 = 2``: a rate).
 4. **fragment** (FRAGMENT) -- malformed text (:func:`node_builder.hygiene.malformed`: a dangling
    operator, unbalanced brackets, a congruence without modulus); a renaming (``A = j``); a
    trivial assignment (``k = 2``); a case label or trial value (``k = 6`` after "Case", "if",
@@ -349,8 +350,8 @@ def drop_reason(node: Node, cluster, facts: Facts, pieces: set) -> str | None:
         lv, rv = _exact(left), _exact(right)
         if lv is not None and rv is not None and lv != rv:
             return "false_arithmetic"  # read across rows or cases (1 = 5)
-        if lv is not None and rv is not None and rational(lv) in facts.trivial:
-            return "trivial"  # a computation of a trivial number (2/2 = 1, 4 - 2 = 2)
+        if lv is not None and rv is not None and rational(lv) in facts.trivial and numbers_in(node.text) <= facts.trivial:
+            return "trivial"  # trivial numbers only (2/2 = 1, 2 \times 1 = 2); 8 / 4 = 2 is a result
     if _is_definition(node, cluster):
         return "definition"
     if node.kind != "value" and digit_free(node.text, FORMULA_CONSTANTS):

@@ -97,17 +97,30 @@ def _refined(problem, **rule):
 
 def test_refine_drops_answer_given_numbers_words_trivial_and_definitions():
     p = _problem("Ann has 16 eggs, eats three and bakes four. She sells the rest at $2 each. Profit?", "18",
-                 "Let $S = a + b$. She sells 16 - 3 - 4 = 9 eggs, 9 - 8 = 1, 2 * 8 = 16 and 9 * 2 = 18, so $x = 18$.")
+                 "Let $S = a + b$. She sells 16 - 3 - 4 = 9 eggs, 2 - 1 = 1, 2 * 8 = 16 and 9 * 2 = 18, so $x = 18$.")
     nodes, stats, _ = _refined(p)
     texts = [n.text for n in nodes]
     assert "9" in texts and "16 - 3 - 4 = 9" in texts  # the computed intermediate value and its computation
     assert "18" not in texts and "x = 18" not in texts  # the answer and "name = answer"
     assert "9 * 2 = 18" not in texts  # the computation of the answer is the answer, not a step
     assert "16" not in texts  # given in the problem
-    assert "1" not in texts and "9 - 8 = 1" not in texts  # trivial, and a computation of a trivial number
+    assert "1" not in texts and "2 - 1 = 1" not in texts  # trivial, and a computation of trivial numbers
     assert "S = a + b" not in texts  # a definition
     assert stats["final_answer"] >= 3 and stats["restates_problem"] >= 1 and stats["trivial"] >= 2
     assert stats["definition"] == 1
+
+
+def test_refine_keeps_a_trivial_value_computed_from_other_numbers():
+    # GSM8K test/1085: the growth rate 8 / 4 = 2 is every solution's first step (a reviewer
+    # proposed it); 2 / 2 = 1 (test/1) is made of trivial numbers alone
+    rate = _problem("A crocodile grows 8 inches long in 4 years. At this rate, how many inches will it grow in 13 years?",
+                    "26", "The crocodile grows 8 / 4 = 2 inches per year, so in 13 years it grows 13 * 2 = 26 inches.")
+    nodes, stats, _ = _refined(rate)
+    assert "8 / 4 = 2" in [n.text for n in nodes] and stats["trivial"] >= 1  # the bare 2 stays trivial
+    half = _problem("A robe takes 2 bolts of blue fiber and half that much white fiber. How many bolts in total?", "3",
+                    "It takes 2 / 2 = 1 bolt of white fiber, so the total is 2 + 1 = 3 bolts.")
+    nodes, stats, _ = _refined(half)
+    assert "2 / 2 = 1" not in [n.text for n in nodes] and stats["trivial"] >= 1
 
 
 @pytest.mark.parametrize("statement, answer, text, dropped, reason", [

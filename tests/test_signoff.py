@@ -399,6 +399,24 @@ def test_written_in_forms_let_a_proposal_ship_where_the_voices_write_it_their_wa
     assert chosen.nodes[0].forms == node.forms  # the shipped node carries them: held-out solutions match them too
 
 
+def test_with_one_solver_the_proposal_its_solutions_share_is_the_candidate():
+    """One solver (three AoPS write-ups, one voice): only one writes the sum as the reviewer did,
+    so the mined candidate of that text is one solution's; the proposal with the written-in
+    form is all three's, and of the two (same text, same one voice) it is the one that ships
+    (AIME 2024-I-8's setup results were lost this way)."""
+    problem = _sum_problem()
+    for trajectory in problem.trajectories:
+        trajectory.source, trajectory.voice = "aops", "reference"
+    labels = {SUM: "GOOD", "55 = 6 \\cdot 9 + 1": "ROUTE", "\\frac{10 \\cdot 11}{2} = 55": "FRAGMENT"}
+    verdicts = Verdicts(labels, (SUM,), {SUM: ("\\frac{10 \\cdot 11}{2} = 55",)})
+    evidence = gather(problem, None, proposed_nodes(verdicts, problem))
+    assert [c.node.text for c in evidence.candidates].count(SUM) == 2  # mined (one solution) and proposed
+    chosen = select(evidence, ConsensusRule(), signed=verdicts.labels)
+    assert [(n.text, n.support) for n in chosen.nodes] == [(SUM, 1.0)] and chosen.single_voice
+    alone = select(gather(problem), ConsensusRule(), signed=verdicts.labels)  # without the written-in form
+    assert alone.nodes == [] and alone.stats["below_support"] == 1
+
+
 @pytest.mark.parametrize("row, message", [
     ({"id": "t/1", "text": "7", "label": "GOOD", "forms": ["7"]}, "v.jsonl:2: 'forms' belong to a proposed key result"),
     ({"id": "t/1", "text": "7", "label": "GOOD", "proposed": True, "forms": "7"}, "v.jsonl:2: 'forms' belong"),
