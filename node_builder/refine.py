@@ -348,10 +348,11 @@ def drop_reason(node: Node, cluster, facts: Facts, pieces: set) -> str | None:
             if _substitutes_definition(name, other, facts):
                 return "restates_problem"
         lv, rv = _exact(left), _exact(right)
-        if lv is not None and rv is not None and lv != rv:
-            return "false_arithmetic"  # read across rows or cases (1 = 5)
-        if lv is not None and rv is not None and rational(lv) in facts.trivial and numbers_in(node.text) <= facts.trivial:
-            return "trivial"  # trivial numbers only (2/2 = 1, 2 \times 1 = 2); 8 / 4 = 2 is a result
+        if lv is not None and rv is not None:
+            if lv != rv:
+                return "false_arithmetic"  # read across rows or cases (1 = 5)
+            if rational(lv) in facts.trivial and numbers_in(node.text) <= facts.trivial:
+                return "trivial"  # trivial numbers only (2/2 = 1, 2 \times 1 = 2); 8 / 4 = 2 is a result
     if _is_definition(node, cluster):
         return "definition"
     if node.kind != "value" and digit_free(node.text, FORMULA_CONSTANTS):
