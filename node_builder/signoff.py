@@ -38,7 +38,9 @@ The round trip (``python -m node_builder signoff-sheet`` / ``signoff-import``):
    verdicts label differently (one GOOD, another a defect that is not a duplicate: a proposal
    signed GOOD that a first sheet's reviewer had labelled ROUTE in the voices' writing) to a third
    reviewer, without the labels; the answer (``ID: 1G 2R``) labels every writing of the candidate
-   (:func:`dispute_rows`), so the build reads one verdict where it read the first defect;
+   (:func:`dispute_rows`), so the build reads one verdict where it read the first defect; with
+   the audits, also the shipped nodes they label a defect more often than GOOD, and once more a
+   settled GOOD they overturn by five audits or more, four in five a defect (:func:`reopens`);
 7. appeal sheets (:func:`write_appeal_sheets`) show, for the records that ship no node, each
    candidate the consensus rule agrees on (two voices and half of them state it) that one
    reviewer labelled ROUTE -- a step most voices take is no one route's by the data -- to two
@@ -90,8 +92,9 @@ class Verdicts:
     """A reviewer's word on one problem: ``labels`` (candidate text key -> label, proposals
     included as GOOD), ``proposed`` (key results the reviewer wrote in, in file order),
     ``forms`` (a proposal's text key -> the other ways the voices write that same result, copied
-    from their solutions on a forms sheet), ``settled`` (what a third reviewer decided) and
-    ``second`` (what a second reviewer signed GOOD too)."""
+    from their solutions on a forms sheet), ``settled`` (what a third reviewer decided),
+    ``second`` (what a second reviewer signed GOOD too) and ``reopened`` (a settled GOOD the
+    audits overturned, heard once more)."""
 
     labels: dict[str, str]
     proposed: tuple[str, ...] = ()
@@ -101,6 +104,9 @@ class Verdicts:
     #: text keys a second reviewer also signed GOOD (a second-signature sheet, or proposals
     #: imported with ``second``): their GOOD has two signatures
     second: frozenset = frozenset()
+    #: settled text keys a reader heard again because the audits overturned them (:func:`reopens`):
+    #: final now, never reopened twice
+    reopened: frozenset = frozenset()
 
 
 class SignoffError(ValueError):
@@ -201,6 +207,7 @@ def load_signoffs(path: Path) -> dict[str, Verdicts]:
     forms: dict[str, dict[str, tuple[str, ...]]] = {}
     settled: dict[str, set] = {}
     second: dict[str, set] = {}
+    reopened: dict[str, set] = {}
     for number, row in _json_lines(Path(path).read_text(encoding="utf-8").splitlines(), str(path)):
         if not isinstance(row, dict) or not all(isinstance(row.get(f), str) for f in ("id", "text", "label")):
             raise SignoffError(f"{path}:{number}: a verdict needs string fields id, text and label")
@@ -215,6 +222,8 @@ def load_signoffs(path: Path) -> dict[str, Verdicts]:
         verdicts[key] = row["label"]
         if row.get("settled"):
             settled.setdefault(row["id"], set()).add(key)
+        if row.get("reopened"):
+            reopened.setdefault(row["id"], set()).add(key)
         if "second" in row:
             if row["label"] != GOOD or not isinstance(row["second"], str) or not row["second"].strip():
                 raise SignoffError(f"{path}:{number}: 'second' names the reviewer who signed a GOOD verdict too")
@@ -232,7 +241,8 @@ def load_signoffs(path: Path) -> dict[str, Verdicts]:
             mine = forms.setdefault(row["id"], {})
             mine[key] = tuple(dict.fromkeys(mine.get(key, ()) + tuple(text_key(f) for f in written)))
     return {pid: Verdicts(v, tuple(dict.fromkeys(proposed.get(pid, ()))), forms.get(pid, {}),
-                          frozenset(settled.get(pid, ())), frozenset(second.get(pid, ())))
+                          frozenset(settled.get(pid, ())), frozenset(second.get(pid, ())),
+                          frozenset(reopened.get(pid, ())))
             for pid, v in labels.items()}
 
 
@@ -689,8 +699,24 @@ def write_forms_sheets(benchmark: str, sources: list[str], out_dir: Path, verdic
             "sheets": sheets}
 
 
+#: the fewest independent audits of a shipped node that may reopen a settled GOOD (:func:`reopens`)
+REOPEN_AUDITS = 5
+
+
+def reopens(votes: list[str]) -> bool:
+    """Whether independent audits of a shipped node overturn its settled GOOD so clearly that
+    one more reader hears it: at least :data:`REOPEN_AUDITS` of them, four in five or more a
+    defect. A third reader's word is final against one dispute, not against every auditor.
+
+    >>> reopens(["RESTATE"] * 7 + ["GOOD"]), reopens(["RESTATE"] * 4), reopens(["ROUTE"] * 16 + ["GOOD"] * 13)
+    (True, False, False)
+    """
+    return len(votes) >= REOPEN_AUDITS and 5 * sum(label != GOOD for label in votes) >= 4 * len(votes)
+
+
 def disputed(evidence: Evidence, rule: ConsensusRule, labels: dict[str, str],
-             audited: dict[str, list[str]] | None = None, settled: frozenset = frozenset()) -> list[tuple]:
+             audited: dict[str, list[str]] | None = None, settled: frozenset = frozenset(),
+             reopened: frozenset = frozenset()) -> list[tuple]:
     r"""``(candidate, k, n, writings)`` of the signable candidates (:func:`node_builder.consensus.signable`)
     two verdicts disagree on, for a third reviewer:
 
@@ -702,8 +728,9 @@ def disputed(evidence: Evidence, rule: ConsensusRule, labels: dict[str, str],
       independent auditors gave it, :func:`audit_labels`) call it something else more often
       than GOOD: the signature and the audits at least tie.
 
-    A writing in ``settled`` (a third reviewer's already) is no dispute; a writing belongs to the
-    first such candidate.
+    A writing in ``settled`` (a third reviewer's already) is no dispute, unless it is a GOOD the
+    audits overturn (:func:`reopens`) and was not ``reopened`` before: that one is heard once
+    more. A writing belongs to the first such candidate.
 
     >>> from node_builder.schema import Problem, Trajectory
     >>> from node_builder.evidence import gather
@@ -725,17 +752,19 @@ def disputed(evidence: Evidence, rule: ConsensusRule, labels: dict[str, str],
     out, claimed = [], set()
     audited = audited or {}
     for candidate, k, n in signable(evidence, rule):
-        writings = tuple(key for key in _labelled_writings(candidate, labels) if key not in claimed and key not in settled)
+        labelled = [key for key in _labelled_writings(candidate, labels) if key not in claimed]
+        writings = tuple(key for key in labelled if key not in settled)
         read = {labels[key] for key in writings}
         signed = signed_label(candidate, labels)
-        if GOOD in read and (read - {GOOD, FRAGMENT} or signed != GOOD):
+        votes = [label for key in writings for label in audited.get(key, ())]  # audits: only what shipped
+        disagree = GOOD in read and bool(read - {GOOD, FRAGMENT} or signed != GOOD)
+        outvoted = signed in (GOOD, FRAGMENT) and 2 * sum(label != GOOD for label in votes) > len(votes)
+        if not (disagree or outvoted):
+            writings = tuple(key for key in labelled if key in settled and key not in reopened
+                             and labels[key] == GOOD and reopens(audited.get(key, [])))
+        if writings:
             claimed.update(writings)
             out.append((candidate, k, n, writings))
-        elif signed in (GOOD, FRAGMENT) and writings:  # audits exist only for what shipped
-            votes = [label for key in writings for label in audited.get(key, ())]
-            if 2 * sum(label != GOOD for label in votes) > len(votes):
-                claimed.update(writings)
-                out.append((candidate, k, n, writings))
     return out
 
 
@@ -820,7 +849,8 @@ def write_dispute_sheets(benchmark: str, sources: list[str], out_dir: Path, verd
     problems = import_problems(sources, benchmark, None).problems
     blocks, listed = [], {}
     for problem, mine, evidence in _signed_evidence(problems, verdicts, f"{benchmark} dispute sheets", quiet):
-        rows = disputed(evidence, ConsensusRule(), mine.labels, (audits or {}).get(problem.id), mine.settled)
+        rows = disputed(evidence, ConsensusRule(), mine.labels, (audits or {}).get(problem.id), mine.settled,
+                        mine.reopened)
         if rows:
             blocks.append(dispute_block(evidence, rows, mine.labels))
             listed[problem.id] = [list(writings) for *_, writings in rows]
@@ -1126,7 +1156,8 @@ def _import_appeal(sheet_dir: Path, answers: list[Path], reviewer: str, out: Pat
 
 def _import_disputes(sheet_dir: Path, answers: list[Path], reviewer: str, out: Path) -> dict:
     """Dispute answers merged into ``out``: every writing of an answered candidate carries the
-    third reviewer's label (:func:`dispute_rows`); a proposal relabelled a defect stops being one."""
+    third reviewer's label (:func:`dispute_rows`); a proposal relabelled a defect stops being one;
+    a settled writing heard again is marked ``reopened``."""
     listed = json.loads((sheet_dir / "disputes.json").read_text(encoding="utf-8"))
     earlier = load_signoffs(Path(out)) if Path(out).exists() else {}
     new, answered = [], set()
@@ -1139,6 +1170,8 @@ def _import_disputes(sheet_dir: Path, answers: list[Path], reviewer: str, out: P
     for row in new:  # a GOOD confirmed keeps the second signature it had: two readers signed it
         if row["label"] == GOOD and _row_key(row) in seconds:
             row["second"] = seconds[_row_key(row)]
+        if row["id"] in earlier and row["text"] in earlier[row["id"]].settled:
+            row["reopened"] = True  # heard again over the audits (:func:`reopens`): never a third time
     rows = _merge(out, new, lambda row: _row_key(row) in changed,
                   annotate=_marking(answered, settled=True))
     return {"problems": len({pid for pid, _ in changed}), "relabelled": len(new),

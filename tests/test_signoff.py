@@ -664,6 +664,52 @@ def test_a_third_reviewer_confirming_a_good_keeps_its_second_signature(tmp_path)
     assert verdicts.settled == {"3*3=9"} and verdicts.second == {"3*3=9"}
 
 
+def test_a_settled_good_the_audits_overturn_is_heard_once_more(tmp_path):
+    """GSM8K test/3's ``3*3=9`` was settled GOOD by a third reviewer. Four audits labelling the
+    shipped node ROUTE leave it settled, and so do five of which two sign it; five of which four
+    call it a defect send it to one more reader without its label. That reader's ROUTE removes it and marks it ``reopened``; no later sheet
+    lists it again, however many audits follow. A reopened GOOD stays GOOD and is not heard again
+    either."""
+    sources = ["--source", f"gsm8k:{GSM8K / 'test.jsonl'}", "--source", f"gsm8k-socratic:{GSM8K / 'test_socratic.jsonl'}"]
+
+    def write(name, rows):
+        (tmp_path / name).write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+    def sheet(out_dir, audits):
+        write("audit.jsonl", [{"benchmark": "gsm8k", "record": "gsm8k/test/3", "node": "3*3=9", "label": label,
+                               "sample": f"seed {i}"} for i, label in enumerate(audits)])
+        done = _cli("signoff-sheet", "--benchmark", "gsm8k", *sources, "--out-dir", out_dir, "--disputes", "v.jsonl",
+                    "--audit", "audit.jsonl", "--shipped", "before.jsonl", "--quiet", cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        return json.loads((tmp_path / out_dir / "disputes.json").read_text())
+
+    def hear(out_dir, answer):
+        (tmp_path / "a.txt").write_text(f"gsm8k/test/3: 1{answer}\n")
+        done = _cli("signoff-import", "--sheet-dir", out_dir, "--answers", "a.txt", "--reviewer", "d",
+                    "--out", "v.jsonl", cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        return load_signoffs(tmp_path / "v.jsonl")["gsm8k/test/3"]
+
+    settled = [{"id": "gsm8k/test/3", "text": "3*3=9", "label": "GOOD", "reviewer": "c", "settled": True},
+               {"id": "gsm8k/test/3", "text": "9", "label": "FRAGMENT", "reviewer": "a"}]
+    write("v.jsonl", settled)
+    _built_record(tmp_path, "before", sources, "gsm8k/test/3")
+    assert sheet("d1", ["ROUTE"] * 4) == {}
+    assert sheet("d2", ["ROUTE"] * 3 + ["GOOD"] * 2) == {}
+    assert sheet("d3", ["ROUTE"] * 4 + ["GOOD"]) == {"gsm8k/test/3": [["3*3=9"]]}
+    assert "ROUTE" not in (tmp_path / "d3" / "disputes1.md").read_text()
+    verdicts = hear("d3", "R")
+    assert verdicts.labels["3*3=9"] == "ROUTE" and verdicts.reopened == {"3*3=9"} and verdicts.settled == {"3*3=9"}
+    assert _built_record(tmp_path, "after", sources, "gsm8k/test/3")["nodes"] == []
+    assert sheet("d4", ["ROUTE"] * 9) == {}
+
+    write("v.jsonl", settled)
+    sheet("d5", ["RESTATE"] * 5)
+    verdicts = hear("d5", "G")
+    assert verdicts.labels["3*3=9"] == "GOOD" and verdicts.reopened == {"3*3=9"}
+    assert sheet("d6", ["RESTATE"] * 8) == {}
+
+
 def test_an_appeal_heard_by_two_reviewers_overturns_a_route_label_only_when_both_sign(tmp_path):
     """Three voices write ``5 x 5 = 25``; a first reviewer called it ROUTE, so the record is
     empty. Only a ROUTE the rule agrees on is appealed (not a shape defect, not one settled).
