@@ -36,7 +36,8 @@ The round trip (``python -m node_builder signoff-sheet`` / ``signoff-import``):
    candidate judged on its own, no refine rule against it);
 6. dispute sheets (:func:`write_dispute_sheets`) show each signable candidate whose writings two
    verdicts label differently (one GOOD, another a defect that is not a duplicate: a proposal
-   signed GOOD that a first sheet's reviewer had labelled ROUTE in the voices' writing) to a third
+   signed GOOD that a first sheet's reviewer had labelled ROUTE in the voices' writing, or the
+   very text of such a label proposed again, ``contested``) to a third
    reviewer, without the labels; the answer (``ID: 1G 2R``) labels every writing of the candidate
    (:func:`dispute_rows`), so the build reads one verdict where it read the first defect; with
    the audits, also the shipped nodes they label a defect more often than GOOD, and once more a
@@ -93,8 +94,9 @@ class Verdicts:
     included as GOOD), ``proposed`` (key results the reviewer wrote in, in file order),
     ``forms`` (a proposal's text key -> the other ways the voices write that same result, copied
     from their solutions on a forms sheet), ``settled`` (what a third reviewer decided),
-    ``second`` (what a second reviewer signed GOOD too) and ``reopened`` (a settled GOOD the
-    audits overturned, heard once more)."""
+    ``second`` (what a second reviewer signed GOOD too), ``reopened`` (a settled GOOD the
+    audits overturned, heard once more) and ``contested`` (a defect another reviewer proposed as
+    a key result)."""
 
     labels: dict[str, str]
     proposed: tuple[str, ...] = ()
@@ -107,6 +109,9 @@ class Verdicts:
     #: settled text keys a reader heard again because the audits overturned them (:func:`reopens`):
     #: final now, never reopened twice
     reopened: frozenset = frozenset()
+    #: text keys labelled a defect that a later reviewer wrote in as a key result (``contested``:
+    #: that reviewer): two readers disagree, so a dispute sheet lists them for a third
+    contested: frozenset = frozenset()
 
 
 class SignoffError(ValueError):
@@ -208,6 +213,7 @@ def load_signoffs(path: Path) -> dict[str, Verdicts]:
     settled: dict[str, set] = {}
     second: dict[str, set] = {}
     reopened: dict[str, set] = {}
+    contested: dict[str, set] = {}
     for number, row in _json_lines(Path(path).read_text(encoding="utf-8").splitlines(), str(path)):
         if not isinstance(row, dict) or not all(isinstance(row.get(f), str) for f in ("id", "text", "label")):
             raise SignoffError(f"{path}:{number}: a verdict needs string fields id, text and label")
@@ -224,6 +230,11 @@ def load_signoffs(path: Path) -> dict[str, Verdicts]:
             settled.setdefault(row["id"], set()).add(key)
         if row.get("reopened"):
             reopened.setdefault(row["id"], set()).add(key)
+        if "contested" in row:
+            if row["label"] == GOOD or not isinstance(row["contested"], str) or not row["contested"].strip():
+                raise SignoffError(f"{path}:{number}: 'contested' names the reviewer who proposed a text labelled "
+                                   f"a defect as a key result")
+            contested.setdefault(row["id"], set()).add(key)
         if "second" in row:
             if row["label"] != GOOD or not isinstance(row["second"], str) or not row["second"].strip():
                 raise SignoffError(f"{path}:{number}: 'second' names the reviewer who signed a GOOD verdict too")
@@ -242,7 +253,7 @@ def load_signoffs(path: Path) -> dict[str, Verdicts]:
             mine[key] = tuple(dict.fromkeys(mine.get(key, ()) + tuple(text_key(f) for f in written)))
     return {pid: Verdicts(v, tuple(dict.fromkeys(proposed.get(pid, ()))), forms.get(pid, {}),
                           frozenset(settled.get(pid, ())), frozenset(second.get(pid, ())),
-                          frozenset(reopened.get(pid, ())))
+                          frozenset(reopened.get(pid, ())), frozenset(contested.get(pid, ())))
             for pid, v in labels.items()}
 
 
@@ -716,13 +727,14 @@ def reopens(votes: list[str]) -> bool:
 
 def disputed(evidence: Evidence, rule: ConsensusRule, labels: dict[str, str],
              audited: dict[str, list[str]] | None = None, settled: frozenset = frozenset(),
-             reopened: frozenset = frozenset()) -> list[tuple]:
+             reopened: frozenset = frozenset(), contested: frozenset = frozenset()) -> list[tuple]:
     r"""``(candidate, k, n, writings)`` of the signable candidates (:func:`node_builder.consensus.signable`)
     two verdicts disagree on, for a third reviewer:
 
     - its labelled writings (its text, forms and cluster surfaces that ``labels`` holds, as text
       keys) carry GOOD and a defect other than a duplicate (FRAGMENT): the build reads the
-      defect (:func:`signed_label`) where a reviewer may have meant the step; or
+      defect (:func:`signed_label`) where a reviewer may have meant the step -- a writing
+      ``contested`` (a later reviewer proposed it as a key result) carries both; or
     - it is signed GOOD (or ships as the computation of a value signed GOOD, labelled a
       duplicate) and the audits of the shipped node (``audited``: text key -> the labels
       independent auditors gave it, :func:`audit_labels`) call it something else more often
@@ -754,7 +766,7 @@ def disputed(evidence: Evidence, rule: ConsensusRule, labels: dict[str, str],
     for candidate, k, n in signable(evidence, rule):
         labelled = [key for key in _labelled_writings(candidate, labels) if key not in claimed]
         writings = tuple(key for key in labelled if key not in settled)
-        read = {labels[key] for key in writings}
+        read = {labels[key] for key in writings} | ({GOOD} if contested.intersection(writings) else set())
         signed = signed_label(candidate, labels)
         votes = [label for key in writings for label in audited.get(key, ())]  # audits: only what shipped
         disagree = GOOD in read and bool(read - {GOOD, FRAGMENT} or signed != GOOD)
@@ -850,7 +862,7 @@ def write_dispute_sheets(benchmark: str, sources: list[str], out_dir: Path, verd
     blocks, listed = [], {}
     for problem, mine, evidence in _signed_evidence(problems, verdicts, f"{benchmark} dispute sheets", quiet):
         rows = disputed(evidence, ConsensusRule(), mine.labels, (audits or {}).get(problem.id), mine.settled,
-                        mine.reopened)
+                        mine.reopened, mine.contested)
         if rows:
             blocks.append(dispute_block(evidence, rows, mine.labels))
             listed[problem.id] = [list(writings) for *_, writings in rows]
@@ -1085,12 +1097,13 @@ def _import_proposals(sheet_dir: Path, answers: list[Path], reviewer: str, out: 
     """Proposal files merged into ``out``: proposals add to a problem's earlier ones (a text
     proposed again keeps its first verdict; a reviewer's later revision removes a proposal by
     relabelling it, and one signed again with forms adds a line that brings them); a proposal whose
-    text the reviewer already labelled otherwise is left out (``conflicts``). With ``second`` (a
+    text a reviewer already labelled otherwise is left out (``conflicts``), and where that label is
+    not settled its verdict is marked ``contested`` by this reviewer: a dispute sheet lists it. With ``second`` (a
     second reviewer who signed these proposals GOOD too) each one carries ``second``, an earlier
     GOOD verdict of the same text included."""
     ids = set(json.loads((sheet_dir / "proposals.json").read_text(encoding="utf-8")))
     existing = load_signoffs(Path(out)) if Path(out).exists() else {}
-    new, conflicts, seen, confirmed = [], 0, set(), set()
+    new, conflicts, seen, confirmed, contests = [], 0, set(), set(), {}
     for path in answers:
         for row in proposals_from_lines(Path(path).read_text(encoding="utf-8").splitlines(), ids, reviewer, str(path)):
             earlier = existing.get(row["id"])
@@ -1098,6 +1111,8 @@ def _import_proposals(sheet_dir: Path, answers: list[Path], reviewer: str, out: 
             known = set(earlier.forms.get(row["text"], ())) if earlier and row["text"] in earlier.proposed else set()
             if label is not None and label != GOOD:
                 conflicts += 1
+                if row["text"] not in earlier.settled:
+                    contests.setdefault((row["id"], row["text"]), reviewer)
                 continue
             if second is not None:
                 row["second"] = second
@@ -1105,11 +1120,16 @@ def _import_proposals(sheet_dir: Path, answers: list[Path], reviewer: str, out: 
             if (label is None or not set(row.get("forms", ())) <= known) and (row["id"], row["text"]) not in seen:
                 seen.add((row["id"], row["text"]))
                 new.append(row)
-    rows = _merge(out, new, lambda row: False,
-                  annotate=lambda row: {"second": second} if _row_key(row) in confirmed and row["label"] == GOOD
-                  else None)
+    def annotate(row):
+        if _row_key(row) in confirmed and row["label"] == GOOD:
+            return {"second": second}
+        if _row_key(row) in contests and row["label"] != GOOD:
+            return {"contested": contests[_row_key(row)]}  # a third reviewer settles it (--disputes)
+        return None
+
+    rows = _merge(out, new, lambda row: False, annotate=annotate)
     return {"problems": len({row["id"] for row in new}), "proposed": len(new), "conflicts": conflicts,
-            "file_verdicts": len(rows)}
+            "contested": len(contests), "file_verdicts": len(rows)}
 
 
 def _import_forms(sheet_dir: Path, answers: list[Path], reviewer: str, out: Path) -> dict:
@@ -1167,9 +1187,12 @@ def _import_disputes(sheet_dir: Path, answers: list[Path], reviewer: str, out: P
             answered.update((row["id"], writing) for writing in group)
     changed = {_row_key(row) for row in new}
     seconds = _second_signatures(out)
+    contests = {_row_key(row): row["contested"] for row in _verdict_rows(out) if row.get("contested")}
     for row in new:  # a GOOD confirmed keeps the second signature it had: two readers signed it
         if row["label"] == GOOD and _row_key(row) in seconds:
             row["second"] = seconds[_row_key(row)]
+        elif row["label"] == GOOD and row["id"] in earlier and row["text"] in earlier[row["id"]].contested:
+            row["second"] = contests[_row_key(row)]  # the reviewer who proposed it signed it GOOD too
         if row["id"] in earlier and row["text"] in earlier[row["id"]].settled:
             row["reopened"] = True  # heard again over the audits (:func:`reopens`): never a third time
     rows = _merge(out, new, lambda row: _row_key(row) in changed,

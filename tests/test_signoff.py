@@ -263,7 +263,7 @@ def test_proposals_add_to_the_earlier_ones(tmp_path):
     answers = tmp_path / "a.jsonl"
     answers.write_text('{"id": "t/1", "propose": ["2x = 14", "49", "s = 7"]}\n{"id": "t/2", "propose": ["$y = 3$", "y = 3"]}\n')
     summary = import_answers(sheets, [answers], "b", out)
-    assert summary == {"problems": 2, "proposed": 2, "conflicts": 1, "file_verdicts": 5}
+    assert summary == {"problems": 2, "proposed": 2, "conflicts": 1, "contested": 1, "file_verdicts": 5}
     verdicts = load_signoffs(out)
     assert verdicts["t/1"].proposed == ("s = 7", "2x = 14") and verdicts["t/1"].labels["49"] == "FRAGMENT"
     assert verdicts["t/2"].proposed == ("y = 3",)
@@ -497,6 +497,51 @@ def _pails_problem():
     return Problem("t/200", "t", "Baldur gets 5 pails of water every morning and 6 pails every afternoon. If each pail "
                    "contains 5 liters of water, how many liters of water does he get every day?", "55",
                    trajectories=[Trajectory(t, f"model:{v}", True, voice=v) for v, t in texts.items()])
+
+
+def test_a_proposal_of_a_text_labelled_a_defect_contests_it_before_a_third_reviewer(tmp_path):
+    """A first reviewer labelled ``5 x 5 = 25`` ROUTE; a later reviewer proposes that very text as
+    a key result. The proposal is left out (one label per text) but the verdict is marked
+    ``contested`` by its proposer, so the dispute sheet lists it; the third reviewer's GOOD
+    settles it with the proposer as second signature, and the node ships. A settled label is
+    not contested, and the build reads a contested defect as the defect until then."""
+    from node_builder.signoff import disputed, import_answers
+
+    problem = _pails_problem()
+    out = tmp_path / "v.jsonl"
+    out.write_text("".join(json.dumps(r) + "\n" for r in [
+        {"id": "t/200", "text": "5 x 5 = 25", "label": "ROUTE", "reviewer": "a"},
+        {"id": "t/200", "text": "6 x 5 = 30", "label": "ROUTE", "reviewer": "a", "settled": True}]))
+    proposals = tmp_path / "p"
+    proposals.mkdir()
+    (proposals / "proposals.json").write_text(json.dumps(["t/200"]))
+    (tmp_path / "p.jsonl").write_text('{"id": "t/200", "propose": ["5 x 5 = 25", "6 x 5 = 30"]}\n')
+    summary = import_answers(proposals, [tmp_path / "p.jsonl"], "b", out)
+    assert summary == {"problems": 0, "proposed": 0, "conflicts": 2, "contested": 1, "file_verdicts": 2}
+    verdicts = load_signoffs(out)["t/200"]
+    assert verdicts.contested == {"5 x 5 = 25"} and verdicts.labels["5 x 5 = 25"] == "ROUTE"
+    evidence = gather(problem, None, proposed_nodes(verdicts, problem))
+    assert select(evidence, ConsensusRule(), signed=verdicts.labels).nodes == []
+    found = disputed(evidence, ConsensusRule(), verdicts.labels, settled=verdicts.settled,
+                     contested=verdicts.contested)
+    assert [(c.node.text, w) for c, _, _, w in found] == [("5 x 5 = 25", ("5 x 5 = 25",))]
+    assert disputed(evidence, ConsensusRule(), verdicts.labels, settled=verdicts.settled) == []
+
+    sheets = tmp_path / "d"
+    sheets.mkdir()
+    (sheets / "disputes.json").write_text(json.dumps({"t/200": [["5 x 5 = 25"]]}))
+    (tmp_path / "a.txt").write_text("t/200: 1G\n")
+    assert import_answers(sheets, [tmp_path / "a.txt"], "c", out)["good"] == 1
+    settled = load_signoffs(out)["t/200"]
+    assert settled.labels["5 x 5 = 25"] == "GOOD" and settled.second == {"5 x 5 = 25"}
+    assert settled.contested == frozenset() and "5 x 5 = 25" in settled.settled
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert {"id": "t/200", "text": "5 x 5 = 25", "label": "GOOD", "reviewer": "c", "settled": True,
+            "second": "b"} in rows
+    assert [n.text for n in select(evidence, ConsensusRule(), signed=settled.labels).nodes] == ["5 x 5 = 25"]
+    out.write_text('{"id": "t/200", "text": "5 x 5 = 25", "label": "GOOD", "reviewer": "a", "contested": "b"}\n')
+    with pytest.raises(SignoffError, match="v.jsonl:1: 'contested' names the reviewer who proposed a text labelled"):
+        load_signoffs(out)
 
 
 def test_a_third_reviewer_settles_a_disputed_candidate_for_all_its_writings(tmp_path):
