@@ -740,9 +740,10 @@ def disputed(evidence: Evidence, rule: ConsensusRule, labels: dict[str, str],
       independent auditors gave it, :func:`audit_labels`) call it something else more often
       than GOOD: the signature and the audits at least tie.
 
-    A writing in ``settled`` (a third reviewer's already) is no dispute, unless it is a GOOD the
-    audits overturn (:func:`reopens`) and was not ``reopened`` before: that one is heard once
-    more. A writing belongs to the first such candidate.
+    A writing in ``settled`` (a third reviewer's already) is no dispute, and a candidate with a
+    writing settled as a defect is decided: the build reads that defect whatever another writing
+    says. A settled GOOD the audits overturn (:func:`reopens`) is heard once more, unless it was
+    ``reopened`` before. A writing belongs to the first such candidate.
 
     >>> from node_builder.schema import Problem, Trajectory
     >>> from node_builder.evidence import gather
@@ -769,7 +770,8 @@ def disputed(evidence: Evidence, rule: ConsensusRule, labels: dict[str, str],
         read = {labels[key] for key in writings} | ({GOOD} if contested.intersection(writings) else set())
         signed = signed_label(candidate, labels)
         votes = [label for key in writings for label in audited.get(key, ())]  # audits: only what shipped
-        disagree = GOOD in read and bool(read - {GOOD, FRAGMENT} or signed != GOOD)
+        decided = any(labels[key] not in (GOOD, FRAGMENT) for key in labelled if key in settled)
+        disagree = GOOD in read and not decided and bool(read - {GOOD, FRAGMENT} or signed != GOOD)
         outvoted = signed in (GOOD, FRAGMENT) and 2 * sum(label != GOOD for label in votes) > len(votes)
         if not (disagree or outvoted):
             writings = tuple(key for key in labelled if key in settled and key not in reopened

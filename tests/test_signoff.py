@@ -570,6 +570,7 @@ def test_a_third_reviewer_settles_a_disputed_candidate_for_all_its_writings(tmp_
     assert disputed(evidence, ConsensusRule(), {"5 x 5 = 25": "FRAGMENT", "5 \\times 5 = 25": "GOOD"}) == []
     assert disputed(evidence, ConsensusRule(), {"5 x 5 = 25": "GOOD", "5 \\times 5 = 25": "FRAGMENT"}) == []
     assert disputed(evidence, ConsensusRule(), {"5 x 5 = 25": "ROUTE"}) == []
+    assert disputed(evidence, ConsensusRule(), verdicts.labels, settled=frozenset({"5 x 5 = 25"})) == []  # decided
 
     sheets = tmp_path / "d"
     sheets.mkdir()
