@@ -464,8 +464,10 @@ def make_parser() -> argparse.ArgumentParser:
                          "the result as the voices write it (answers: JSON lines {id, forms: {P1: [texts]}})")
     sh.add_argument("--disputes", metavar="VERDICTS.jsonl",
                     help="dispute sheets instead: the signable candidates whose writings these verdicts label "
-                         "both GOOD and a defect, for a third reviewer (answers as for the first sheets; every "
-                         "writing of a candidate takes the answer's label)")
+                         "both GOOD and a defect (or a defect a later proposal contests), for a third reviewer "
+                         "(answers as for the first sheets; every writing of a candidate takes the answer's "
+                         "label); with --audit, also the shipped nodes the audits outvote, and a settled GOOD "
+                         "they overturn (five audits or more, four in five a defect) once more")
     sh.add_argument("--appeal", metavar="VERDICTS.jsonl",
                     help="appeal sheets instead: in the records that --shipped DATA.jsonl gives no node, the "
                          "candidates these verdicts label ROUTE that two voices and half of them state, without "

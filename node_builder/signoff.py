@@ -1098,11 +1098,11 @@ def _import_proposals(sheet_dir: Path, answers: list[Path], reviewer: str, out: 
                       second: str | None = None) -> dict:
     """Proposal files merged into ``out``: proposals add to a problem's earlier ones (a text
     proposed again keeps its first verdict; a reviewer's later revision removes a proposal by
-    relabelling it, and one signed again with forms adds a line that brings them); a proposal whose
-    text a reviewer already labelled otherwise is left out (``conflicts``), and where that label is
-    not settled its verdict is marked ``contested`` by this reviewer: a dispute sheet lists it. With ``second`` (a
-    second reviewer who signed these proposals GOOD too) each one carries ``second``, an earlier
-    GOOD verdict of the same text included."""
+    relabelling it, and one signed again with forms adds a line that brings them); a proposal
+    whose text a reviewer already labelled otherwise is left out (``conflicts``), and where that
+    label is not settled its verdict is marked ``contested`` by this reviewer: a dispute sheet
+    lists it. With ``second`` (a second reviewer who signed these proposals GOOD too) each one
+    carries ``second``, an earlier GOOD verdict of the same text included."""
     ids = set(json.loads((sheet_dir / "proposals.json").read_text(encoding="utf-8")))
     existing = load_signoffs(Path(out)) if Path(out).exists() else {}
     new, conflicts, seen, confirmed, contests = [], 0, set(), set(), {}
@@ -1193,7 +1193,7 @@ def _import_disputes(sheet_dir: Path, answers: list[Path], reviewer: str, out: P
     for row in new:  # a GOOD confirmed keeps the second signature it had: two readers signed it
         if row["label"] == GOOD and _row_key(row) in seconds:
             row["second"] = seconds[_row_key(row)]
-        elif row["label"] == GOOD and row["id"] in earlier and row["text"] in earlier[row["id"]].contested:
+        elif row["label"] == GOOD and _row_key(row) in contests:
             row["second"] = contests[_row_key(row)]  # the reviewer who proposed it signed it GOOD too
         if row["id"] in earlier and row["text"] in earlier[row["id"]].settled:
             row["reopened"] = True  # heard again over the audits (:func:`reopens`): never a third time
