@@ -210,10 +210,7 @@ def load_signoffs(path: Path) -> dict[str, Verdicts]:
     labels: dict[str, dict[str, str]] = {}
     proposed: dict[str, list[str]] = {}
     forms: dict[str, dict[str, tuple[str, ...]]] = {}
-    settled: dict[str, set] = {}
-    second: dict[str, set] = {}
-    reopened: dict[str, set] = {}
-    contested: dict[str, set] = {}
+    marked: dict[str, dict[str, set]] = {mark: {} for mark in _MARKS}  # mark -> problem id -> text keys
     for number, row in _json_lines(Path(path).read_text(encoding="utf-8").splitlines(), str(path)):
         if not isinstance(row, dict) or not all(isinstance(row.get(f), str) for f in ("id", "text", "label")):
             raise SignoffError(f"{path}:{number}: a verdict needs string fields id, text and label")
@@ -226,19 +223,13 @@ def load_signoffs(path: Path) -> dict[str, Verdicts]:
         if verdicts.get(key, row["label"]) != row["label"]:
             raise SignoffError(f"{path}:{number}: {row['id']} {key!r} is already labelled {verdicts[key]}")
         verdicts[key] = row["label"]
-        if row.get("settled"):
-            settled.setdefault(row["id"], set()).add(key)
-        if row.get("reopened"):
-            reopened.setdefault(row["id"], set()).add(key)
-        if "contested" in row:
-            if row["label"] == GOOD or not isinstance(row["contested"], str) or not row["contested"].strip():
-                raise SignoffError(f"{path}:{number}: 'contested' names the reviewer who proposed a text labelled "
-                                   f"a defect as a key result")
-            contested.setdefault(row["id"], set()).add(key)
-        if "second" in row:
-            if row["label"] != GOOD or not isinstance(row["second"], str) or not row["second"].strip():
-                raise SignoffError(f"{path}:{number}: 'second' names the reviewer who signed a GOOD verdict too")
-            second.setdefault(row["id"], set()).add(key)
+        for mark, (on_good, meaning) in _NAMED_MARKS.items():
+            if mark in row and ((row["label"] == GOOD) != on_good or not isinstance(row[mark], str)
+                                or not row[mark].strip()):
+                raise SignoffError(f"{path}:{number}: {meaning}")
+        for mark in _MARKS:
+            if row.get(mark):
+                marked[mark].setdefault(row["id"], set()).add(key)
         if row.get("proposed"):
             if row["label"] != GOOD:
                 raise SignoffError(f"{path}:{number}: a proposed key result is signed GOOD, not {row['label']}")
@@ -252,9 +243,16 @@ def load_signoffs(path: Path) -> dict[str, Verdicts]:
             mine = forms.setdefault(row["id"], {})
             mine[key] = tuple(dict.fromkeys(mine.get(key, ()) + tuple(text_key(f) for f in written)))
     return {pid: Verdicts(v, tuple(dict.fromkeys(proposed.get(pid, ()))), forms.get(pid, {}),
-                          frozenset(settled.get(pid, ())), frozenset(second.get(pid, ())),
-                          frozenset(reopened.get(pid, ())), frozenset(contested.get(pid, ())))
+                          **{mark: frozenset(marked[mark].get(pid, ())) for mark in _MARKS})
             for pid, v in labels.items()}
+
+
+#: the marks a verdict row may carry, each a :class:`Verdicts` field of text keys
+_MARKS = ("settled", "second", "reopened", "contested")
+#: the marks that name a reviewer: on a GOOD verdict or on a defect, and what the name means
+_NAMED_MARKS = {"second": (True, "'second' names the reviewer who signed a GOOD verdict too"),
+                "contested": (False, "'contested' names the reviewer who proposed a text labelled a defect as a "
+                                     "key result")}
 
 
 def signoffs_of(benchmark: str, folder: Path = SIGNOFF_DIR) -> dict[str, Verdicts] | None:
@@ -1188,8 +1186,7 @@ def _import_disputes(sheet_dir: Path, answers: list[Path], reviewer: str, out: P
             new += _group_rows(row, group, earlier.get(row["id"]))
             answered.update((row["id"], writing) for writing in group)
     changed = {_row_key(row) for row in new}
-    seconds = _second_signatures(out)
-    contests = {_row_key(row): row["contested"] for row in _verdict_rows(out) if row.get("contested")}
+    seconds, contests = _named_marks(out, "second"), _named_marks(out, "contested")
     for row in new:  # a GOOD confirmed keeps the second signature it had: two readers signed it
         if row["label"] == GOOD and _row_key(row) in seconds:
             row["second"] = seconds[_row_key(row)]
@@ -1203,13 +1200,12 @@ def _import_disputes(sheet_dir: Path, answers: list[Path], reviewer: str, out: P
             "good": sum(row["label"] == GOOD for row in new), "file_verdicts": len(rows)}
 
 
-def _second_signatures(out: Path) -> dict[tuple[str, str], str]:
-    """The second signatures (``second``: the reviewer) of a verdict file's GOOD rows, by
-    :func:`_row_key`."""
+def _named_marks(out: Path, mark: str) -> dict[tuple[str, str], str]:
+    """The reviewers a verdict file's rows name under ``mark`` (``second``: who signed a GOOD
+    too; ``contested``: who proposed a defect as a key result), by :func:`_row_key`."""
     if not Path(out).exists():
         return {}
-    return {_row_key(row): row["second"] for row in _verdict_rows(out)
-            if row.get("label") == GOOD and row.get("second")}
+    return {_row_key(row): row[mark] for row in _verdict_rows(out) if row.get(mark)}
 
 
 def _verdict_rows(out: Path) -> list[dict]:
