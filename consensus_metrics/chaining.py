@@ -43,6 +43,7 @@ from .relations import SEP, equality_runs
 from .side_pairs import best_pair
 from .text_index import _form_commutative_key
 from .surds import rational, surd_value
+from .worded import told_at
 
 #: Equality runs one node may link (a larger class gives no credit).
 MAX_RUNS = 24
@@ -268,6 +269,30 @@ class ChainFollower:
             return None
         (run, s, _, (_, chain)), (_, t, end, _) = pair
         return run.k + min(chain.sides[t].start, chain.sides[s].start), run.k + max(chain.sides[t].end, chain.sides[s].end)
+
+    def in_words(self, left, right) -> tuple[int, int] | None:
+        """``E = v`` with ``E`` plain arithmetic of two numbers or more, told by one sentence that
+        writes no relation: ``E``'s numbers, then ``v`` (:mod:`consensus_metrics.worded`)."""
+        if not _plain_number(*right) or right[0][0] == "neg":
+            return None
+        value = _node_value(*right)
+        result = rational(value)
+        if result is None or _node_value(*left) != value:
+            return None
+        operands = _leaves(*left)
+        if sum(operands.values()) < 2 or result in operands:
+            return None
+        groups = list(_anchors_of(*right))
+        for number in operands:  # a fraction may be written as a percentage ("10%" for 0.1): no anchor
+            if isinstance(number, int):
+                groups += _anchors_of(*_number_tokens(Fraction(number)))
+        for start, index in self._indexes(tuple(groups)):
+            self.deadline.check()
+            toks = index.toks
+            found = told_at(toks.keys, toks.kinds, operands, result)
+            if found is not None:
+                return start + toks.starts[found[0]], start + toks.ends[found[1]]
+        return None
 
     def _expands_to(self, leaves: Counter, want: Counter, depth: int, failed: set | None = None) -> bool:
         """Whether replacing numbers of ``leaves`` by their producers, at most ``depth`` times,

@@ -245,7 +245,27 @@ def lex(text: str, deadline: Deadline = NO_DEADLINE, markdown: bool = True) -> L
         drop_list_markers(text, lexemes, line_starts)
         if "*" in text:
             drop_emphasis_stars(lexemes)
+    if '"' in text:
+        drop_inch_marks(lexemes)
     return lexemes
+
+
+def drop_inch_marks(lexemes: Lexemes) -> None:
+    """Remove a double quote glued to the number before it, in place: an inch mark (``72" - 2" =
+    70"``, a unit like ``in``) or the end of a quotation; neither is math, and a quote between two
+    operands made the computation unreadable. What followed it is spaced from the number.
+
+    >>> lex('Anne is 2 * 36" = 72" tall').text
+    ['Anne', 'is', '2', '*', '36', '=', '72', 'tall']
+    >>> lex('he said "5 apples" twice').text  # a quote after a word stays
+    ['he', 'said', '"', '5', 'apples', '"', 'twice']
+    """
+    texts, gaps, kinds = lexemes.text, lexemes.gap, lexemes.kind
+    marks = {j for j in range(1, len(texts)) if texts[j] == '"' and gaps[j] == GLUED and kinds[j - 1] == NUMERAL}
+    for j in marks:
+        if j + 1 < len(gaps):
+            gaps[j + 1] = max(gaps[j + 1], SPACE)
+    lexemes.drop(marks)
 
 
 _BULLETS = {"-", "*", "+"}

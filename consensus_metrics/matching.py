@@ -27,6 +27,8 @@ is no evidence that the text solves this problem.
 
 from __future__ import annotations
 
+import re
+from fractions import Fraction
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -51,7 +53,7 @@ class NodeMatch(NamedTuple):
     start: int | None = None
     end: int | None = None
     form: str | None = None
-    via: str | None = None  # "tokens", "relation", "commutative", "chain" or "symbolic"
+    via: str | None = None  # "tokens", "relation", "commutative", "chain", "words" or "symbolic"
 
 
 
@@ -93,6 +95,70 @@ def _match_cheap(index: TextIndex, sides, rels) -> tuple[int, int, str] | None:
     return None
 
 
+#: A decimal of one or two places (a whole percentage: ``0.8``, ``.25``, ``1.05``), and a percentage.
+_DECIMAL_RE = re.compile(r"(?<![\d.,])(\d*)\.(\d{1,2})(?![\d.])")
+_PERCENT_RE = re.compile(r"(?<![\d.,])(\d+)(?:\.(\d+))?\s*\\?%")
+
+
+@lru_cache(maxsize=65536)
+def percent_forms(form: str) -> tuple[str, ...]:
+    r"""A relation form with its numbers read as percentages the other way (SPEC §3 rule 2:
+    ``p%`` is ``p/100``): every decimal of one or two places written as a percentage, and every
+    percentage written as a decimal -- the forms a node's computation takes in a text that counts
+    in percent or in fractions. None for a form without a relation or without such a number.
+
+    >>> percent_forms("0.8 * 80 = 64"), percent_forms("20\\% \\times 30 = 6"), percent_forms("0.125 = 1/8")
+    (('80\\% * 80 = 64',), ('0.2 \\times 30 = 6',), ())
+    """
+    if "=" not in form:
+        return ()
+    out = []
+    as_percent = _DECIMAL_RE.sub(lambda m: f"{int(m[1] or 0) * 100 + int(m[2].ljust(2, '0'))}\\%", form)
+    as_decimal = _PERCENT_RE.sub(lambda m: _decimal(Fraction(f"{m[1]}.{m[2] or 0}") / 100), form)
+    for variant in (as_percent, as_decimal):
+        if variant != form and variant not in out:
+            out.append(variant)
+    return tuple(out)
+
+
+_CONGRUENCE_RE = re.compile(r"^\s*(\d+)\s*\\equiv\s*(\d+)\s*(?:\\pmod\s*\{?\s*(\d+)\s*\}?|\\mod\s*\{?\s*(\d+)\s*\}?"
+                            r"|\(\s*mod\s*(\d+)\s*\))\s*$")
+_REMAINDER_RE = re.compile(r"^\s*(\d+)\s*(?:\\bmod|\\mod|mod)\s*\{?\s*(\d+)\s*\}?\s*=\s*(\d+)\s*$")
+
+
+@lru_cache(maxsize=65536)
+def modulo_forms(form: str) -> tuple[str, ...]:
+    r"""A number's residue written the other way: ``a \equiv r \pmod{n}`` as ``a mod n = r``
+    (where ``0 <= r < n``: the remainder), and ``a mod n = r`` as the congruence. None for any
+    other form.
+
+    >>> modulo_forms("129 \\equiv 8 \\mod 11"), modulo_forms("100 mod 6 = 4"), modulo_forms("97 \\equiv 7 \\pmod{5}")
+    (('129 \\bmod 11 = 8',), ('100 \\equiv 4 \\pmod{6}',), ())
+    """
+    m = _CONGRUENCE_RE.match(form)
+    if m:
+        a, r, n = m[1], m[2], next(x for x in m.groups()[2:] if x)
+        return (f"{a} \\bmod {n} = {r}",) if int(r) < int(n) else ()
+    m = _REMAINDER_RE.match(form)
+    return (f"{m[1]} \\equiv {m[3]} \\pmod{{{m[2]}}}",) if m else ()
+
+
+def equivalent_forms(form: str) -> tuple[str, ...]:
+    """The other writings of one node form that state the same (:func:`percent_forms`,
+    :func:`modulo_forms`)."""
+    return (*percent_forms(form), *modulo_forms(form))
+
+
+def _decimal(value: Fraction) -> str:
+    """``value`` as a plain decimal numeral when it has one of at most 6 places, else ``a/b``."""
+    for places in range(7):
+        scaled = value * 10 ** places
+        if scaled.denominator == 1:
+            whole, rest = divmod(scaled.numerator, 10 ** places)
+            return f"{whole}.{str(rest).rjust(places, '0')}" if places else str(whole)
+    return f"{value.numerator}/{value.denominator}"
+
+
 @lru_cache(maxsize=65536)
 def _form_meaning(form: str) -> str:
     """Forms equal under SPEC §3 share this key (side order of an equation does not count)."""
@@ -116,9 +182,11 @@ def distinct_forms(forms) -> list[str]:
 
 @lru_cache(maxsize=4096)
 def _prepared(forms_per_node: tuple[tuple[str, ...], ...]) -> tuple[tuple[tuple[int, str], ...], tuple[str, ...]]:
-    """``(node index, form)`` for the distinct forms of each node, and those forms (cached: the
-    same nodes are matched against every completion of a problem)."""
-    flat = tuple((n, form) for n, forms in enumerate(forms_per_node) for form in distinct_forms(forms))
+    """``(node index, form)`` for the distinct forms of each node, with its forms read in percent
+    and its residues written the other way (:func:`equivalent_forms`), and those forms (cached:
+    the same nodes are matched against every completion of a problem)."""
+    flat = tuple((n, form) for n, forms in enumerate(forms_per_node)
+                 for form in distinct_forms((*forms, *(v for f in forms for v in equivalent_forms(f)))))
     return flat, tuple(form for _, form in flat)
 
 
@@ -225,6 +293,13 @@ def follow_chains(text: str, nodes: list[Node], flat, open_nodes: set, indexes: 
                     or follower.computation(sides[0], sides[1]) or follower.computation(sides[1], sides[0]))
             if span is not None and (best is None or (span[1], span[0]) < (best[0][1], best[0][0])):
                 best = ((span[0], span[1], "chain"), form)
+        if best is None:  # the computation told in words (consensus_metrics.worded), the last resort
+            for form in node_forms:
+                sides, rels = split_relation(form)
+                if rels == ("=",) and sides[0][0] and sides[1][0]:
+                    span = follower.in_words(sides[0], sides[1]) or follower.in_words(sides[1], sides[0])
+                    if span is not None and (best is None or (span[1], span[0]) < (best[0][1], best[0][0])):
+                        best = ((span[0], span[1], "words"), form)
         if best is not None:
             results[n] = _as_match(nodes[n], best)
             open_nodes.discard(n)

@@ -105,9 +105,9 @@ def _after_number(out, j) -> bool:
 
 def close_bracket(b, s, start, end):
     """A closing bracket. ``(mod 7)`` is ``\\pmod{7}``; a remark in brackets after a number
-    (``60 (minutes)``, ``24 dollars (adult tickets)``) is left out; in a bracketed factor, the
-    words after its number go (``4 * (12 inches)``); brackets around one atom are dropped
-    (``(3)`` is ``3``)."""
+    (``60 (minutes)``, ``24 dollars (adult tickets)``, ``20 (mother's beads)``) is left out; in a
+    bracketed factor, the words after its number go (``4 * (12 inches)``); brackets around one
+    atom are dropped (``(3)`` is ``3``)."""
     out = b.out
     want = "(" if s == ")" else "["
     if b.opens:
@@ -119,9 +119,10 @@ def close_bracket(b, s, start, end):
                 out.truncate(j)
                 b.append_tokens(inside)
                 return
-            if want == "(" and inner and _after_number(out, j) and all(kind == WORD for kind in out.kinds[j + 1:]):
-                # 60 (minutes) / 4 = 15, x = 5 (the positive root), 24 dollars (adult tickets): a
-                # remark, not a factor
+            if want == "(" and inner and _after_number(out, j) and out.kinds[j + 1] == WORD and all(
+                    kind == WORD or key == "'" for key, kind in zip(out.keys[j + 1:], out.kinds[j + 1:])):
+                # 60 (minutes) / 4 = 15, x = 5 (the positive root), 24 dollars (adult tickets),
+                # 2 × 20 (mother's beads): a remark, not a factor
                 out.truncate(j)
                 b.spaced = True
                 return
