@@ -1,0 +1,115 @@
+r"""Where NCR loses on correct solutions: a hand audit of the matcher's misses.
+
+A *miss* is a shipped node that a correct chain-of-thought solution of one of the voices does not
+cover. ``sample`` draws misses at random (seeded) from the shipped nodes and the staged model
+runs and writes a sheet a reviewer reads with the rubric below; ``report`` prints, per benchmark,
+how the reviewer labelled them and how many of each label the *current* matcher covers (the
+sheet keeps the solution text, so a later matcher is measured on the same misses). Labels:
+
+* ``VERBATIM`` -- the solution writes the node essentially as written (spacing, notation, sides
+  swapped, inside a longer chain);
+* ``EQUIVALENT`` -- the same fact for the same quantities in another form (rearranged,
+  unsimplified, in words with the same numbers);
+* ``VALUE_ONLY`` -- the node's value appears, but not as that result;
+* ``ABSENT`` -- the solution's route does not pass through the result;
+* ``CONTRADICTS`` -- the solution gives the node's quantity another value.
+
+A covered ``ABSENT``, ``VALUE_ONLY`` or ``CONTRADICTS`` row would be credit for what a solution
+does not state: the report counts them as false credit.
+
+    python benchmarks/match_misses.py sample --raw RAW --benchmark gsm8k --n 50 --seed 4280 \
+        --out benchmarks/match_audit/gsm8k_sheet.jsonl
+    python benchmarks/match_misses.py report   # benchmarks/match_audit/{B}_sheet.jsonl + {B}_verdicts.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from collections import Counter
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+from bench_node_validity import _key, coverage_keys, load_problems  # noqa: E402
+
+from consensus_metrics import match_nodes  # noqa: E402
+
+AUDIT_DIR = REPO / "benchmarks" / "match_audit"
+DATA = REPO / "lm_eval_tasks" / "consensusbench" / "data"
+LABELS = ("VERBATIM", "EQUIVALENT", "VALUE_ONLY", "ABSENT", "CONTRADICTS")
+STATED = ("VERBATIM", "EQUIVALENT")
+
+
+def misses(benchmark: str, raw: Path) -> list[dict]:
+    """Every (shipped node, correct chain-of-thought solution of a voice) the matcher misses."""
+    records = {r["id"]: r for r in map(json.loads, open(DATA / f"{benchmark}.jsonl", encoding="utf-8"))}
+    out = []
+    for problem in load_problems(benchmark, raw, None):
+        nodes = records[problem.id]["nodes"]
+        for t in problem.trajectories:
+            if not nodes or not t.correct or t.tool or t.voice == "reference":
+                continue
+            keys = coverage_keys(t.text, nodes)
+            out += [{"id": problem.id, "voice": t.voice, "node": n, "problem": problem.problem, "solution": t.text}
+                    for n in nodes if _key(n) not in keys]
+    return out
+
+
+def covered_now(row: dict) -> bool:
+    """Whether the current matcher covers the row's node in its solution (the node on its own)."""
+    return match_nodes(row["solution"], [{**row["node"], "standalone": True}], budget_s=10.0)[0].covered
+
+
+def report(folder: Path) -> int:
+    print("| benchmark | misses read | " + " | ".join(LABELS) + " | stated (reader) | stated, covered now |"
+          " false credit now |")
+    print("|---|---:|" + "---:|" * (len(LABELS) + 3))
+    for sheet in sorted(folder.glob("*_sheet.jsonl")):
+        benchmark = sheet.name[:-len("_sheet.jsonl")]
+        verdicts_path = folder / f"{benchmark}_verdicts.jsonl"
+        if not verdicts_path.exists():
+            print(f"{benchmark}: no verdicts ({verdicts_path.name})", file=sys.stderr)
+            continue
+        rows = {r["n"]: r for r in map(json.loads, open(sheet, encoding="utf-8"))}
+        verdicts = [json.loads(line) for line in open(verdicts_path, encoding="utf-8") if line.strip()]
+        labels = Counter(v["label"] for v in verdicts)
+        now = Counter(v["label"] for v in verdicts if covered_now(rows[v["n"]]))
+        stated = sum(labels[x] for x in STATED)
+        stated_now = sum(now[x] for x in STATED)
+        false_now = sum(now[x] for x in LABELS if x not in STATED)
+        print(f"| {benchmark} | {len(verdicts)} | " + " | ".join(str(labels[x]) for x in LABELS)
+              + f" | {stated} ({stated / len(verdicts):.0%}) | {stated_now} | {false_now} |")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("command", choices=("sample", "report"))
+    parser.add_argument("--raw", type=Path, help="the raw sources folder (sample)")
+    parser.add_argument("--benchmark", choices=("math500", "gsm8k"))
+    parser.add_argument("--n", type=int, default=50)
+    parser.add_argument("--seed", type=int, default=4280)
+    parser.add_argument("--out", type=Path)
+    parser.add_argument("--dir", type=Path, default=AUDIT_DIR, help="report: the sheets and verdicts")
+    args = parser.parse_args(argv)
+    if args.command == "report":
+        return report(args.dir)
+    if not (args.raw and args.benchmark and args.out):
+        parser.error("sample needs --raw, --benchmark and --out")
+    found = misses(args.benchmark, args.raw)
+    rows = random.Random(args.seed).sample(found, min(args.n, len(found)))
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    with open(args.out, "w", encoding="utf-8") as handle:
+        for i, row in enumerate(rows, 1):
+            handle.write(json.dumps({"n": i, **row}, ensure_ascii=False) + "\n")
+    print(f"{len(found)} misses; {len(rows)} drawn (seed {args.seed}) -> {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
