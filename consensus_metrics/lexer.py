@@ -184,9 +184,11 @@ class Lexemes:
                start=cython.Py_ssize_t, end=cython.Py_ssize_t, code=cython.Py_ssize_t, kind=cython.Py_ssize_t,
                char=cython.Py_UCS4)
 def lex(text: str, deadline: Deadline = NO_DEADLINE, markdown: bool = True) -> Lexemes:
-    """The lexemes of ``text``; with ``markdown``, without the list markers that open a line
-    (:func:`drop_list_markers`). Raises :class:`~consensus_metrics.budget.BudgetExceeded` past
-    the deadline (checked every 4,096 lexemes).
+    """The lexemes of ``text``; with ``markdown`` (a solution, not a node form), without the list
+    markers that open a line, the stars of italics and inch marks (:func:`drop_list_markers`,
+    :func:`drop_emphasis_stars`, :func:`drop_inch_marks`). Raises
+    :class:`~consensus_metrics.budget.BudgetExceeded` past the deadline (checked every 4,096
+    lexemes).
 
     Each lexeme is read by the regex of its first character (:data:`_BY_FIRST_CHARACTER`):
     the same lexemes as ``_LEXEME_RE.finditer(text)``, whose matches are contiguous."""
@@ -245,8 +247,8 @@ def lex(text: str, deadline: Deadline = NO_DEADLINE, markdown: bool = True) -> L
         drop_list_markers(text, lexemes, line_starts)
         if "*" in text:
             drop_emphasis_stars(lexemes)
-    if '"' in text:
-        drop_inch_marks(lexemes)
+        if '"' in text:
+            drop_inch_marks(lexemes)
     return lexemes
 
 

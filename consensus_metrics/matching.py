@@ -143,10 +143,45 @@ def modulo_forms(form: str) -> tuple[str, ...]:
     return (f"{m[1]} \\equiv {m[3]} \\pmod{{{m[2]}}}",) if m else ()
 
 
+#: A power of two plain numbers (``5^2``, ``7^{3}``), not part of a longer numeral or exponent.
+_POWER_RE = re.compile(r"(?<![\w.^}])(\d{1,3})\^\{?(\d)\}?(?![\w.{])")
+#: Largest value a power is written out as.
+MAX_POWER_VALUE = 10 ** 6
+
+
+@lru_cache(maxsize=65536)
+def power_forms(form: str) -> tuple[str, ...]:
+    r"""A relation form with its powers of plain numbers evaluated, the form a solution that
+    computes them first writes (``1 + 5 + 5^2 + 5^3 = 156`` as ``1 + 5 + 25 + 125 = 156``,
+    ``\pi\cdot 7^2 - \pi\cdot 6^2 = 13\pi`` as ``\pi\cdot 49 - \pi\cdot 36 = 13\pi``). None where
+    a side would become the bare number of the other (``2^3 = 8`` is no ``8 = 8``) or a value
+    exceeds :data:`MAX_POWER_VALUE`.
+
+    >>> power_forms("1 + 5 + 5^2 + 5^3 = 156"), power_forms("2^3 = 8"), power_forms("x^2 = 16")
+    (('1 + 5 + 25 + 125 = 156',), (), ())
+    """
+    if "=" not in form or "^" not in form:
+        return ()
+    too_big = []
+
+    def value(m: re.Match) -> str:
+        v = int(m[1]) ** int(m[2])
+        too_big.append(v > MAX_POWER_VALUE)
+        return str(v)
+
+    variant = _POWER_RE.sub(value, form)
+    if variant == form or any(too_big):
+        return ()
+    sides = [side.strip() for side in variant.split("=")]
+    if len(set(sides)) < len(sides):  # a side became the other: a true power, no computation left
+        return ()
+    return (variant,)
+
+
 def equivalent_forms(form: str) -> tuple[str, ...]:
     """The other writings of one node form that state the same (:func:`percent_forms`,
-    :func:`modulo_forms`)."""
-    return (*percent_forms(form), *modulo_forms(form))
+    :func:`modulo_forms`, :func:`power_forms`)."""
+    return (*percent_forms(form), *modulo_forms(form), *power_forms(form))
 
 
 def _decimal(value: Fraction) -> str:

@@ -505,3 +505,16 @@ def test_an_inch_mark_and_a_remark_with_an_apostrophe_are_no_math():
     assert via("2 × 20 (mother's beads) = 40 beads.", "20 x 2 = 40", symbolic=False) == "relation"
     assert via('Anne is 2 * 36" = 720.', "36 * 2 = 72", symbolic=False) is None
     assert via("2 × (mother's 20) = 40 beads.", "20 x 2 = 40", symbolic=False) is None
+
+
+def test_a_computation_with_its_powers_evaluated_states_it():
+    """A solution that computes a node's powers first writes their values (MATH-500 runs:
+    ``(1 + 2 + 4) \\times (1 + 5 + 25 + 125)`` for ``1 + 5 + 5^2 + 5^3 = 156``, ``49\\pi - 36\\pi =
+    13\\pi`` for ``\\pi\\cdot 7^2 - \\pi\\cdot 6^2 = 13\\pi``); a true power alone is no computation."""
+    text = "A = (1 + 2 + 4) \\times (1 + 5 + 25 + 125) = 7 \\times 156 = 1092"
+    assert via(text, "1 + 5 + 5^2 + 5^3 = 156", symbolic=False) is not None
+    assert via("Area = $49\\pi - 36\\pi = 13\\pi$", "\\pi\\cdot 7^2-\\pi\\cdot 6^2 = 13\\pi", symbolic=False) is not None
+    assert via("so 25 + 144 = 169 and the sides fit", "5^2 + 12^2 = 13^2", symbolic=False) is not None
+    assert via("since 8 = 8, we are done", "2^3 = 8", symbolic=False) is None
+    assert via("Area = $49\\pi - 25\\pi = 24\\pi$", "\\pi\\cdot 7^2-\\pi\\cdot 6^2 = 13\\pi", symbolic=False) is None
+    assert via("so 1 + 5 + 25 + 125 = 156", "1 + 5 + 5^2 + 5^4 = 156", symbolic=False) is None
