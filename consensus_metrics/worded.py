@@ -1,5 +1,5 @@
 r"""A computation told in words: ``E = v`` stated by a sentence without an equals sign
-(docs/SPEC.md §3 rule 5).
+(docs/SPEC.md §3 rule 4, its last sentence).
 
 Word-problem solutions often state a step of arithmetic without writing it: "4 boats came and
 carried away 5 cats each, so that's 20 cats", "Kate has 3 boxes of 64 crayons, so she has 192
