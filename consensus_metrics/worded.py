@@ -89,10 +89,11 @@ def told_at(keys, kinds, operands: Counter, result: Fraction) -> tuple[int, int]
     >>> told_at(keys, kinds, Counter({3: 1, 64: 1}), Fraction(192)) == (0, keys.index("#192"))
     True
     """
-    if result in operands or sum(operands.values()) < 2:
-        return None
+    allowed = sum(operands.values()) + 1 + EXTRA_NUMBERS
+    if result in operands or allowed < 3 + EXTRA_NUMBERS or kinds.count(NUM) > allowed:
+        return None  # (counted first at C speed: a spam of numbers costs nothing more)
     numbers = sentence_numbers(keys, kinds)
-    if numbers is None or len(numbers) > sum(operands.values()) + 1 + EXTRA_NUMBERS:
+    if numbers is None:
         return None
     for (i, a, _), (j, b, _) in zip(numbers, numbers[1:]):
         if keys[i + 1:j] in (["~of"], ["~out", "~of"]) and a.denominator == b.denominator == 1:
