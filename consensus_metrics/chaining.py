@@ -226,14 +226,10 @@ class ChainFollower:
         steps: a side of value ``v`` whose numbers -- each number that is not one of ``E``'s
         replaced by the numbers of a side computing it (at most :data:`MAX_STEPS` deep) -- are
         exactly ``E``'s numbers (``16 - 3 = 13`` then ``13 - 4 = 9`` reaches ``16 - 3 - 4 = 9``)."""
-        if not _plain_number(*right):
+        arithmetic = _arithmetic(left, right)
+        if arithmetic is None:
             return None
-        value = _node_value(*right)
-        if rational(value) is None or _node_value(*left) != value:
-            return None
-        want = _leaves(*left)
-        if sum(want.values()) < 2:
-            return None
+        value, want = arithmetic
         failed: set = set()
         # A side t computes the value for an occurrence s of it when t != s: the pair of them
         # ending first is wanted (the first in occurrence order, then t order, of those). A loop
@@ -273,15 +269,10 @@ class ChainFollower:
     def in_words(self, left, right) -> tuple[int, int] | None:
         """``E = v`` with ``E`` plain arithmetic of two numbers or more, told by one sentence that
         writes no relation: ``E``'s numbers, then ``v`` (:mod:`consensus_metrics.worded`)."""
-        if not _plain_number(*right) or right[0][0] == "neg":
+        arithmetic = _arithmetic(left, right)
+        if arithmetic is None or right[0][0] == "neg":
             return None
-        value = _node_value(*right)
-        result = rational(value)
-        if result is None or _node_value(*left) != value:
-            return None
-        operands = _leaves(*left)
-        if sum(operands.values()) < 2 or result in operands:
-            return None
+        result, operands = rational(arithmetic[0]), arithmetic[1]
         groups = list(_anchors_of(*right))
         for number in operands:  # a fraction may be written as a percentage ("10%" for 0.1): no anchor
             if isinstance(number, int):
@@ -415,6 +406,20 @@ def _node_value(keys: tuple, kinds: tuple):
     """:func:`~consensus_metrics.surds.surd_value` of a side of a node form, remembered with the
     problem's prepared forms (not with the text caches, which a new text may clear)."""
     return surd_value(keys, kinds)
+
+
+def _arithmetic(left, right) -> tuple[tuple, Counter] | None:
+    """``(value, numbers)`` of a true arithmetic node ``left = right``: ``right`` one rational
+    number, ``left`` plain arithmetic of that value combining two numbers or more (their multiset,
+    :func:`_leaves`); else ``None``. What :meth:`ChainFollower.computation` and
+    :meth:`ChainFollower.in_words` reach."""
+    if not _plain_number(*right):
+        return None
+    value = _node_value(*right)
+    if rational(value) is None or _node_value(*left) != value:
+        return None
+    numbers = _leaves(*left)
+    return (value, numbers) if sum(numbers.values()) >= 2 else None
 
 
 def _plain_number(keys, kinds) -> bool:

@@ -37,6 +37,7 @@ from .budget import BudgetExceeded, Deadline, check_budget
 from .chaining import ChainFollower
 from .nodes import Node, coerce_nodes
 from .normalize import ID, plain_str
+from .numbers import exact_decimal
 from .relations import SEP, split_relation
 from .segment_plan import SegmentPlan, _anchor_segments, _Segments
 from .side_pairs import EQUALITY as _EQUALITY
@@ -114,11 +115,16 @@ def percent_forms(form: str) -> tuple[str, ...]:
         return ()
     out = []
     as_percent = _DECIMAL_RE.sub(lambda m: f"{int(m[1] or 0) * 100 + int(m[2].ljust(2, '0'))}\\%", form)
-    as_decimal = _PERCENT_RE.sub(lambda m: _decimal(Fraction(f"{m[1]}.{m[2] or 0}") / 100), form)
+    as_decimal = _PERCENT_RE.sub(lambda m: _as_decimal(Fraction(f"{m[1]}.{m[2] or 0}") / 100), form)
     for variant in (as_percent, as_decimal):
         if variant != form and variant not in out:
             out.append(variant)
     return tuple(out)
+
+
+def _as_decimal(value: Fraction) -> str:
+    decimal = exact_decimal(value)
+    return decimal if decimal is not None else f"{value.numerator}/{value.denominator}"
 
 
 _CONGRUENCE_RE = re.compile(r"^\s*(\d+)\s*\\equiv\s*(\d+)\s*(?:\\pmod\s*\{?\s*(\d+)\s*\}?|\\mod\s*\{?\s*(\d+)\s*\}?"
@@ -182,16 +188,6 @@ def equivalent_forms(form: str) -> tuple[str, ...]:
     """The other writings of one node form that state the same (:func:`percent_forms`,
     :func:`modulo_forms`, :func:`power_forms`)."""
     return (*percent_forms(form), *modulo_forms(form), *power_forms(form))
-
-
-def _decimal(value: Fraction) -> str:
-    """``value`` as a plain decimal numeral when it has one of at most 6 places, else ``a/b``."""
-    for places in range(7):
-        scaled = value * 10 ** places
-        if scaled.denominator == 1:
-            whole, rest = divmod(scaled.numerator, 10 ** places)
-            return f"{whole}.{str(rest).rjust(places, '0')}" if places else str(whole)
-    return f"{value.numerator}/{value.denominator}"
 
 
 @lru_cache(maxsize=65536)
@@ -319,22 +315,21 @@ def follow_chains(text: str, nodes: list[Node], flat, open_nodes: set, indexes: 
 
     follower = ChainFollower(segments_with, index_of, deadline)
     for n, node_forms in todo.items():
-        best = None
+        equations = []
         for form in node_forms:
             sides, rels = split_relation(form)
-            if rels != ("=",) or not sides[0][0] or not sides[1][0]:
-                continue
-            span = (follower.follow(sides[0], sides[1]) or follower.follow(sides[1], sides[0])
-                    or follower.computation(sides[0], sides[1]) or follower.computation(sides[1], sides[0]))
-            if span is not None and (best is None or (span[1], span[0]) < (best[0][1], best[0][0])):
-                best = ((span[0], span[1], "chain"), form)
-        if best is None:  # the computation told in words (consensus_metrics.worded), the last resort
-            for form in node_forms:
-                sides, rels = split_relation(form)
-                if rels == ("=",) and sides[0][0] and sides[1][0]:
-                    span = follower.in_words(sides[0], sides[1]) or follower.in_words(sides[1], sides[0])
-                    if span is not None and (best is None or (span[1], span[0]) < (best[0][1], best[0][0])):
-                        best = ((span[0], span[1], "words"), form)
+            if rels == ("=",) and sides[0][0] and sides[1][0]:
+                equations.append((form, sides[0], sides[1]))
+        best = None
+        # chain following first; the computation told in words (consensus_metrics.worded) last
+        for via, steps in (("chain", (follower.follow, follower.computation)), ("words", (follower.in_words,))):
+            for form, left, right in equations:
+                span = next(filter(None, (step(a, b) for step in steps for a, b in ((left, right), (right, left)))),
+                            None)
+                if span is not None and (best is None or (span[1], span[0]) < (best[0][1], best[0][0])):
+                    best = ((span[0], span[1], via), form)
+            if best is not None:
+                break
         if best is not None:
             results[n] = _as_match(nodes[n], best)
             open_nodes.discard(n)

@@ -81,3 +81,36 @@ def parse_value(text: str) -> Fraction:
     if m.group("sign") in ("-", "−"):
         num = -num
     return num
+
+
+#: Most decimal places :func:`exact_decimal` writes.
+MAX_DECIMALS = 6
+
+
+def exact_decimal(value: Fraction, max_decimals: int = MAX_DECIMALS) -> str | None:
+    """``'0.75'`` when ``value`` has a terminating expansion of at most ``max_decimals`` digits.
+
+    >>> exact_decimal(Fraction(1, 5)), exact_decimal(Fraction(1, 3))
+    ('0.2', None)
+    """
+    for digits in range(1, max_decimals + 1):
+        scaled = value * 10 ** digits
+        if scaled.denominator == 1:
+            sign = "-" if scaled < 0 else ""
+            n = str(abs(scaled.numerator)).rjust(digits + 1, "0")
+            return f"{sign}{n[:-digits]}.{n[-digits:]}"
+    return None
+
+
+def key_value(key: str) -> Fraction | None:
+    """The value of a number token's canonical key (``'#12'`` -> 12, ``'#3/4'`` -> 3/4), or
+    ``None`` for an opaque one (a numeral too long for exact arithmetic).
+
+    >>> key_value("#3/4"), key_value("#" + "9" * 70)
+    (Fraction(3, 4), None)
+    """
+    body = key[1:]
+    num, _, den = body.partition("/")
+    if not num.isdigit() or (den and not den.isdigit()) or len(body) > 60:
+        return None
+    return Fraction(int(num), int(den)) if den else Fraction(int(num))

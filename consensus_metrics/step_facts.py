@@ -43,6 +43,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from .budget import NO_DEADLINE, Deadline
+from .numbers import key_value
 from .normalize import CLOSE, FUNC, ID, MISC, NUM, OP, OPEN, SEGMENT_CACHE_CHARS, WORD, Tokens, tokenize
 from .relations import build_chains, commutative_key
 from .surds import rational, surd_value
@@ -548,11 +549,9 @@ def _symbolic(kinds) -> bool:
 @lru_cache(maxsize=65536)
 def number_value(key: str) -> tuple | None:
     """The value (:mod:`consensus_metrics.surds` form) of a number token key (``#3/4``), or ``None``."""
-    body = key[1:]
-    num, _, den = body.partition("/")
-    if not num.isdigit() or (den and not den.isdigit()) or len(body) > 60:
+    value = key_value(key)
+    if value is None:
         return None
-    value = Fraction(int(num), int(den)) if den else Fraction(int(num))
     return ((1, value),) if value else ()
 
 

@@ -38,7 +38,8 @@ from __future__ import annotations
 from collections import Counter
 from fractions import Fraction
 
-from .normalize import NUM, OP, REL
+from .normalize import MISC, NUM, OP, REL
+from .numbers import key_value
 from .relations import _COMPARING
 
 #: Numbers a sentence may hold besides the computation's operands and result.
@@ -50,14 +51,6 @@ CONSEQUENCE = frozenset("~" + w for w in (
     "get", "gets", "got", "getting", "makes", "make", "made", "means", "is", "are", "was", "were", "be",
     "has", "have", "had", "or", "leaves", "leaving", "left", "equals", "comes", "becomes", "yields",
     "results", "giving", "making", "for"))
-
-
-def _number(key: str) -> Fraction | None:
-    """The value of a number token's key (``#12`` → 12, ``#1/4`` → 1/4), else ``None``."""
-    body = key[1:]
-    if not body or not body.replace("/", "", 1).isdigit():
-        return None
-    return Fraction(body)
 
 
 def sentence_numbers(keys, kinds) -> list[tuple[int, Fraction, Fraction | None]] | None:
@@ -73,9 +66,9 @@ def sentence_numbers(keys, kinds) -> list[tuple[int, Fraction, Fraction | None]]
         if kind == REL:
             return None
         if kind == NUM:
-            value = _number(key)
+            value = key_value(key)
             if value is not None:
-                percent = value / 100 if i + 1 < len(keys) and keys[i + 1] == "%" else None
+                percent = value / 100 if i + 1 < len(keys) and keys[i + 1] == "%" and kinds[i + 1] == MISC else None
                 out.append((i, value, percent))
     return out
 
@@ -88,15 +81,17 @@ def told_at(keys, kinds, operands: Counter, result: Fraction) -> tuple[int, int]
     >>> keys, kinds = tokenize_form("3 boxes of 64 crayons, so she has 192 crayons")
     >>> told_at(keys, kinds, Counter({3: 1, 64: 1}), Fraction(192)) == (0, keys.index("#192"))
     True
+    >>> told_at(*tokenize_form("so 2 of 5 is 10"), Counter({2: 1, 5: 1}), Fraction(10)) is None
+    True
     """
-    allowed = sum(operands.values()) + 1 + EXTRA_NUMBERS
-    if result in operands or allowed < 3 + EXTRA_NUMBERS or kinds.count(NUM) > allowed:
-        return None  # (counted first at C speed: a spam of numbers costs nothing more)
+    count = sum(operands.values())
+    if count < 2 or result in operands or kinds.count(NUM) > count + 1 + EXTRA_NUMBERS:
+        return None  # (the numbers counted first, at C speed: a spam of numbers costs nothing more)
     numbers = sentence_numbers(keys, kinds)
     if numbers is None:
         return None
     for (i, a, _), (j, b, _) in zip(numbers, numbers[1:]):
-        if keys[i + 1:j] in (["~of"], ["~out", "~of"]) and a.denominator == b.denominator == 1:
+        if tuple(keys[i + 1:j]) in (("~of",), ("~out", "~of")) and a.denominator == b.denominator == 1:
             return None  # "2 of 5": a count of a set
     want = Counter(operands)
     first = last = None

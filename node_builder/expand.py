@@ -22,9 +22,9 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
+from consensus_metrics.numbers import MAX_DECIMALS, exact_decimal  # noqa: F401 (MAX_DECIMALS: the module doc)
 from node_builder.matcher import parse_value
 
-MAX_DECIMALS = 6
 MAX_FORMS = 6
 
 _FRAC = re.compile(r"\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}")
@@ -35,17 +35,6 @@ _SIMPLE_SLASH = re.compile(r"(?<![\w)}])(-?\w+)\s*/\s*(\w+)(?![\w(])")
 def value_text(value: Fraction) -> str:
     """Canonical ``value`` field text: ``'9'``, ``'-3/4'``."""
     return str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
-
-
-def exact_decimal(value: Fraction, max_decimals: int = MAX_DECIMALS) -> str | None:
-    """``'0.75'`` when ``value`` has a terminating expansion of at most ``max_decimals`` digits."""
-    for digits in range(1, max_decimals + 1):
-        scaled = value * 10 ** digits
-        if scaled.denominator == 1:
-            sign = "-" if scaled < 0 else ""
-            n = str(abs(scaled.numerator)).rjust(digits + 1, "0")
-            return f"{sign}{n[:-digits]}.{n[-digits:]}"
-    return None
 
 
 def value_forms(value: str) -> list[str]:
