@@ -15,7 +15,9 @@ sheet keeps the solution text, so a later matcher is measured on the same misses
 * ``CONTRADICTS`` -- the solution gives the node's quantity another value.
 
 A covered ``ABSENT``, ``VALUE_ONLY`` or ``CONTRADICTS`` row would be credit for what a solution
-does not state: the report counts them as false credit.
+does not state: the report counts them as false credit. It also re-reads the precision checks of
+new matching rules (``match_audit/*credits*.jsonl``: credits a rule added, each labelled YES or
+NO by a reader) and counts those the current matcher still gives.
 
     python benchmarks/match_misses.py sample --raw RAW --benchmark gsm8k --n 50 --seed 4280 \
         --out benchmarks/match_audit/gsm8k_sheet.jsonl
@@ -84,7 +86,35 @@ def report(folder: Path) -> int:
         false_now = sum(now[x] for x in LABELS if x not in STATED)
         print(f"| {benchmark} | {len(verdicts)} | " + " | ".join(str(labels[x]) for x in LABELS)
               + f" | {stated} ({stated / len(verdicts):.0%}) | {stated_now} | {false_now} |")
+    credit_checks(folder)
     return 0
+
+
+def credit_checks(folder: Path) -> None:
+    """The precision reads of new matcher credits (``*credits*.jsonl``: a credit's node and the
+    text it was found in, ``span``, labelled ``YES``/``NO`` by a reader): how many of each label
+    the current matcher still credits in that text. A ``NO`` credited now is false credit."""
+    files = sorted(folder.glob("*credits*.jsonl"))
+    if not files:
+        return
+    shipped = {}  # (id, node text) -> the shipped node, with its forms
+    for path in DATA.glob("*.jsonl"):
+        for record in map(json.loads, open(path, encoding="utf-8")):
+            shipped.update({(record["id"], node["text"]): node for node in record["nodes"]})
+    print("\n| credits read | rows | YES | NO | YES credited now | NO credited now |\n|---|---:|---:|---:|---:|---:|")
+    for path in files:
+        rows = [json.loads(line) for line in open(path, encoding="utf-8") if line.strip()]
+        labels = Counter(r["label"] for r in rows)
+        now = Counter(r["label"] for r in rows if _credited(r, shipped.get((r["id"], r["node"]))))
+        print(f"| {path.name} | {len(rows)} | {labels['YES']} | {labels['NO']} | {now['YES']} | {now['NO']} |")
+
+
+def _credited(row: dict, node: dict | None) -> bool:
+    """Whether the current matcher credits a read credit's node (as shipped, else its text) in the
+    line it was found in (the marked words alone where the line does not hold them all)."""
+    text = row["line"] if row["span"] in row["line"] else row["span"]
+    probe = {**(node or {"id": "n", "text": row["node"]}), "standalone": True}
+    return match_nodes(text, [probe], budget_s=10.0)[0].covered
 
 
 def main(argv: list[str] | None = None) -> int:

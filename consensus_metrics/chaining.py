@@ -43,7 +43,7 @@ from .relations import SEP, equality_runs
 from .side_pairs import best_pair
 from .text_index import _form_commutative_key
 from .surds import rational, surd_value
-from .worded import told_at
+from .worded import OPENERS, told_across, told_at, word_anchors
 
 #: Equality runs one node may link (a larger class gives no credit).
 MAX_RUNS = 24
@@ -53,6 +53,7 @@ MAX_SEGMENTS = 64
 MAX_STEPS = 3
 MAX_PRODUCERS = 4
 _EQUALITY_ANCHORS = ("=",)
+_OPENER_ANCHORS = tuple(OPENERS)  # word anchors of a sentence that gives the result of the one before
 
 
 class _Run(NamedTuple):
@@ -69,12 +70,15 @@ class ChainFollower:
 
     ``segments_with(groups)`` returns the ``{start: end}`` segments holding every anchor group;
     ``index_of(start, end)`` their :class:`~consensus_metrics.text_index.TextIndex` (the matcher's
-    own, shared with its token rules).
+    own, shared with its token rules); ``segment_before(start, groups)`` the ``(start, end)`` of
+    the segment before the one at ``start`` where it holds every anchor group, else ``None``
+    (optional: without it a computation told in words is read within one sentence).
     """
 
-    def __init__(self, segments_with, index_of, deadline: Deadline):
+    def __init__(self, segments_with, index_of, deadline: Deadline, segment_before=None):
         self.segments_with = segments_with
         self.index_of = index_of
+        self.segment_before = segment_before
         self.deadline = deadline
         self.tokenised = 0
         self._bindings: dict[str, object] = {}
@@ -273,16 +277,35 @@ class ChainFollower:
         if arithmetic is None or right[0][0] == "neg":
             return None
         result, operands = rational(arithmetic[0]), arithmetic[1]
-        groups = list(_anchors_of(*right))
+        result_groups = _anchors_of(*right)
+        groups = list(result_groups)
         for number in operands:  # a fraction may be written as a percentage ("10%" for 0.1): no anchor
-            if isinstance(number, int):
-                groups += _anchors_of(*_number_tokens(Fraction(number)))
+            if isinstance(number, int):  # or in words ("three boxes", "twice as many", "half price")
+                digits = _anchors_of(*_number_tokens(Fraction(number)))
+                words = word_anchors(Fraction(number))
+                groups += (digits[0] + words, *digits[1:]) if words and len(digits) == 1 else digits
         for start, index in self._indexes(tuple(groups)):
             self.deadline.check()
             toks = index.toks
             found = told_at(toks.keys, toks.kinds, operands, result)
             if found is not None:
                 return start + toks.starts[found[0]], start + toks.ends[found[1]]
+        if self.segment_before is None or len(result_groups) != 1:
+            return None
+        # the result in the sentence after the operands' ("... by 11/8. This gives us $99.")
+        for start, index in self._indexes((result_groups[0], _OPENER_ANCHORS)):
+            self.deadline.check()
+            before = self.segment_before(start, tuple(groups[1:]))
+            if before is None or self.tokenised >= MAX_SEGMENTS:
+                continue
+            first = self.index_of(before[0], before[1], True)
+            if first is None:
+                continue
+            self.tokenised += 1
+            toks, prev = index.toks, first.toks
+            at = told_across((prev.keys, prev.kinds), (toks.keys, toks.kinds), operands, result)
+            if at is not None:
+                return before[0] + (prev.starts[0] if prev.starts else 0), start + toks.ends[at]
         return None
 
     def _expands_to(self, leaves: Counter, want: Counter, depth: int, failed: set | None = None) -> bool:

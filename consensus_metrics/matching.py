@@ -34,6 +34,7 @@ from typing import NamedTuple
 
 from . import sandbox
 from .budget import BudgetExceeded, Deadline, check_budget
+from .anchors import text_may_contain
 from .chaining import ChainFollower
 from .nodes import Node, coerce_nodes
 from .normalize import ID, plain_str
@@ -313,7 +314,13 @@ def follow_chains(text: str, nodes: list[Node], flat, open_nodes: set, indexes: 
             index = indexes[start] = segment_index(text[start:end], deadline)
         return index
 
-    follower = ChainFollower(segments_with, index_of, deadline)
+    def segment_before(start: int, groups) -> tuple[int, int] | None:
+        if start <= 0:
+            return None
+        before = known.around(start - 1)
+        return before if before[1] <= start and text_may_contain(text[before[0]:before[1]], groups) else None
+
+    follower = ChainFollower(segments_with, index_of, deadline, segment_before)
     for n, node_forms in todo.items():
         equations = []
         for form in node_forms:

@@ -114,3 +114,41 @@ def key_value(key: str) -> Fraction | None:
     if not num.isdigit() or (den and not den.isdigit()) or len(body) > 60:
         return None
     return Fraction(int(num), int(den)) if den else Fraction(int(num))
+
+
+#: Cardinal number words and their values (one word each; ``node_builder.number_words`` reads runs
+#: of them, ``two hundred``, in problem statements).
+CARDINAL_WORDS = {w: i for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen".split())}
+TENS_WORDS = {w: 10 * i for i, w in enumerate("_ _ twenty thirty forty fifty sixty seventy eighty ninety".split())
+              if w != "_"}
+#: Ordinals and the denominator each names as a fraction (``a third``, ``two-fifths``).
+ORDINAL_WORDS = {"third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8, "ninth": 9,
+                 "tenth": 10, "twelfth": 12, "quarter": 4, "half": 2, "halves": 2}
+#: Words that multiply: ``twice`` the number, ``triple`` it.
+MULTIPLIER_WORDS = {"twice": 2, "double": 2, "doubled": 2, "doubles": 2, "triple": 3, "tripled": 3,
+                    "triples": 3, "thrice": 3, "quadruple": 4, "quadrupled": 4}
+
+
+def operand_words() -> dict[str, tuple[Fraction, ...]]:
+    """The single words a sentence may use for a number it computes with, and the values each may
+    stand for: a cardinal (``three`` -> 3, from ``two``: ``one`` and ``zero`` are pronouns and
+    nothing), a multiplier (``twice`` -> 2), ``dozen`` -> 12, and an ordinal as its integer or
+    its unit fraction (``half`` -> 2 or 1/2: "half price" halves, "half a cup" is 1/2).
+
+    >>> words = operand_words()
+    >>> words["three"], words["twice"], words["half"]
+    ((Fraction(3, 1),), (Fraction(2, 1),), (Fraction(2, 1), Fraction(1, 2)))
+    >>> "one" in words
+    False
+    """
+    words: dict[str, tuple[Fraction, ...]] = {}
+    for word, value in {**CARDINAL_WORDS, **TENS_WORDS, **MULTIPLIER_WORDS, "dozen": 12}.items():
+        if value >= 2:
+            words[word] = (Fraction(value),)
+    for word, n in ORDINAL_WORDS.items():
+        words[word] = (Fraction(n), Fraction(1, n))
+        if not word.endswith("s") and word != "half":  # (its plural is "halves")
+            words[word + "s"] = (Fraction(n), Fraction(1, n))  # "two thirds" is read as its parts
+    return words

@@ -19,7 +19,7 @@ from __future__ import annotations
 from .lexer import COMMAND, LETTERS, LINE_BREAK, NUMERAL, SYMBOL
 from .vocabulary import (CLOSE, FUNC, ID, INVISIBLE, MAX_GROUP_DEPTH, MISC, NUM, OP, OPEN, PUNCT, REL,
                          TEMPERATURE_SCALES, UNICODE_OPERATORS, UNICODE_ROOTS, UNICODE_SPACES, UNICODE_TOKENS,
-                         VULGAR_FRACTIONS, WORD, unit_phrase)
+                         UNITS, VULGAR_FRACTIONS, WORD, unit_phrase)
 
 #: ASCII symbols that are one token: ``{symbol: (key, kind, no_mult)}`` (the others have rules:
 #: :func:`symbol`).
@@ -152,10 +152,21 @@ def exponent(b, start, end, depth):
         if b.lex_text[b.i - 1] == "}" and b.lex_text[b.i - 2] in ("\\circ", "\\degree", "\\degrees"):
             skip_temperature_unit(b)
         return
+    if len(arg) == 1 and unit_power(b.out, arg[0][0]):
+        return
     b.push("^", OP, start, end, True)
     b.barrier = True
     b.emit(arg, True)
     b.barrier = False
+
+
+def unit_power(out, power_key) -> bool:
+    """Whether the power ``power_key`` about to follow the tokens ``out`` squares or cubes a unit
+    word that counts a number (``20 ft^2``, ``1400 ft^3``, ``5 \\text{ cm}^2``, ``20 ft²``): it is part
+    of the unit, and goes with it (:meth:`~consensus_metrics.token_rules.TokenBuilder.drop_unit_words`)."""
+    n = len(out.keys)
+    return (power_key in ("#2", "#3") and n >= 2 and out.kinds[n - 1] == WORD and out.kinds[n - 2] == NUM
+            and out.keys[n - 1][1:] in UNITS)
 
 
 def subscript(b, start, end, depth):

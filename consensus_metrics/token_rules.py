@@ -35,7 +35,7 @@ from .latex_commands import COMMAND_HANDLERS
 from .lexer import (COMMAND, COMPOUND, ESCAPE, LETTERS, LINE_BREAK, NUMERAL, SPACE, SUPERSCRIPT, SYMBOL, TAG,
                     lex)
 from .numbers import number_key, parse_numeral
-from .symbol_rules import dollar_break, implicit_mult, needs_parens, square_root, symbol, unicode_symbol
+from .symbol_rules import dollar_break, implicit_mult, needs_parens, square_root, symbol, unicode_symbol, unit_power
 from .vocabulary import (CLOSE, COMMAND_TOKENS, FUNC, ID, LABEL_WORDS, LINKED_UNIT_WORDS, MAX_GROUP_DEPTH, MISC, NUM,
                          OP, OPEN, OPERAND_END, PUNCT, REL, STOPWORDS, SUPERSCRIPT_DIGITS, UNITS, UPPER_UNITS, WORD,
                          WORD_FUNCTIONS, WORD_OPERATORS, unit_phrase)
@@ -426,8 +426,10 @@ class TokenBuilder:
         elif kind == TAG:  # <think>, </think>, <answer>: markup separates like a sentence end
             self.push(s.lower(), PUNCT, start, end)
         elif kind == SUPERSCRIPT:
-            self.push("^", OP, start, start, True)
-            self.push(number_key(parse_numeral(s.translate(SUPERSCRIPT_DIGITS))), NUM, start, end)
+            power = number_key(parse_numeral(s.translate(SUPERSCRIPT_DIGITS)))
+            if not unit_power(self.out, power):  # 20 ft²: part of the unit
+                self.push("^", OP, start, start, True)
+                self.push(power, NUM, start, end)
         else:
             unicode_symbol(self, s, start, end, depth)
 

@@ -38,8 +38,8 @@ from __future__ import annotations
 from collections import Counter
 from fractions import Fraction
 
-from .normalize import MISC, NUM, OP, REL
-from .numbers import key_value
+from .normalize import MISC, NUM, OP, REL, WORD
+from .numbers import key_value, operand_words
 from .relations import _COMPARING
 
 #: Numbers a sentence may hold besides the computation's operands and result.
@@ -53,13 +53,40 @@ CONSEQUENCE = frozenset("~" + w for w in (
     "results", "giving", "making", "for"))
 
 
-def sentence_numbers(keys, kinds) -> list[tuple[int, Fraction, Fraction | None]] | None:
-    """``(token index, value, value as a percentage or None)`` of each number of a sentence's
-    tokens, or ``None`` when the sentence writes a relation.
+#: What joins the two numbers of a count of a set ("2 of 5", "3 out of 4"; not "20 of the 50 shirts
+#: have buttons, so that means there are 30": a part of a named whole is taken from it).
+_COUNT_LINKS = frozenset((("~of",), ("~out", "~of")))
+#: Words that may stand for an operand (``three``, ``twice``, ``half``: :func:`operand_words`), by token key.
+WORD_OPERANDS = {"~" + word: values for word, values in operand_words().items()}
+
+
+def word_anchors(value: Fraction) -> tuple[str, ...]:
+    """Anchor alternatives (:mod:`consensus_metrics.anchors`: ``~`` a lower-case word) of the words
+    that may stand for ``value``: a sentence holding one of them may tell a computation with it.
+
+    >>> word_anchors(Fraction(2))
+    ('~two', '~twice', '~double', '~doubled', '~doubles', '~half', '~halves')
+    """
+    return _WORD_ANCHORS.get(value, ())
+
+
+_WORD_ANCHORS: dict[Fraction, tuple[str, ...]] = {}
+for _key, _values in WORD_OPERANDS.items():
+    for _value in _values:
+        _WORD_ANCHORS[_value] = _WORD_ANCHORS.get(_value, ()) + (_key,)
+
+
+def sentence_numbers(keys, kinds) -> list[tuple[int, tuple[Fraction, ...], bool]] | None:
+    """``(token index, values it may stand for, whether it is a word)`` of each number of a
+    sentence's tokens, or ``None`` when the sentence writes a relation. A numeral stands for its
+    value, and a percentage also for its fraction (``10%``: 10 and 1/10); a number word for the
+    values of :data:`WORD_OPERANDS` (an operand only: a result is written in digits).
 
     >>> from consensus_metrics.normalize import tokenize_form
     >>> sentence_numbers(*tokenize_form("an additional 10% of 2000"))
-    [(2, Fraction(10, 1), Fraction(1, 10)), (5, Fraction(2000, 1), None)]
+    [(2, (Fraction(10, 1), Fraction(1, 10)), False), (5, (Fraction(2000, 1),), False)]
+    >>> sentence_numbers(*tokenize_form("half of 48"))
+    [(0, (Fraction(2, 1), Fraction(1, 2)), True), (2, (Fraction(48, 1),), False)]
     """
     out = []
     for i, (key, kind) in enumerate(zip(keys, kinds)):
@@ -68,9 +95,16 @@ def sentence_numbers(keys, kinds) -> list[tuple[int, Fraction, Fraction | None]]
         if kind == NUM:
             value = key_value(key)
             if value is not None:
-                percent = value / 100 if i + 1 < len(keys) and keys[i + 1] == "%" and kinds[i + 1] == MISC else None
-                out.append((i, value, percent))
+                percent = i + 1 < len(keys) and keys[i + 1] == "%" and kinds[i + 1] == MISC
+                out.append((i, (value, value / 100) if percent else (value,), False))
+        elif kind == WORD and key in WORD_OPERANDS:
+            out.append((i, WORD_OPERANDS[key], True))
     return out
+
+
+def _whole(values: tuple[Fraction, ...]) -> bool:
+    """Whether a sentence number stands for one whole number only (``3``, ``three``; not ``half``)."""
+    return len(values) == 1 and values[0].denominator == 1
 
 
 def told_at(keys, kinds, operands: Counter, result: Fraction) -> tuple[int, int] | None:
@@ -83,6 +117,8 @@ def told_at(keys, kinds, operands: Counter, result: Fraction) -> tuple[int, int]
     True
     >>> told_at(*tokenize_form("so 2 of 5 is 10"), Counter({2: 1, 5: 1}), Fraction(10)) is None
     True
+    >>> told_at(*tokenize_form("half of the 48 cupcakes, so 24"), Counter({48: 1, 2: 1}), Fraction(24))
+    (0, 7)
     """
     count = sum(operands.values())
     if count < 2 or result in operands or kinds.count(NUM) > count + 1 + EXTRA_NUMBERS:
@@ -91,19 +127,19 @@ def told_at(keys, kinds, operands: Counter, result: Fraction) -> tuple[int, int]
     if numbers is None:
         return None
     for (i, a, _), (j, b, _) in zip(numbers, numbers[1:]):
-        if tuple(keys[i + 1:j]) in (("~of",), ("~out", "~of")) and a.denominator == b.denominator == 1:
-            return None  # "2 of 5": a count of a set
+        if tuple(keys[i + 1:j]) in _COUNT_LINKS and _whole(a) and _whole(b):
+            return None  # "2 of 5", "three of 12": a count of a set ("half of 48" halves)
     want = Counter(operands)
     first = last = None
-    for i, value, percent in numbers:
+    for i, values, word in numbers:
         if not want:
-            if value == result and any(key in CONSEQUENCE for key in keys[last + 1:i]):
+            if not word and values[0] == result and any(key in CONSEQUENCE for key in keys[last + 1:i]):
                 after = i + 1 < len(keys) and (keys[i + 1] in _COMPARING or kinds[i + 1] == OP)
                 if not after:  # "is 12 more than 0", "is 12 times 1": no result of its own
                     return first, i
             continue
-        for candidate in (value, percent):
-            if candidate is not None and want[candidate] > 0:
+        for candidate in values:
+            if want[candidate] > 0:
                 want[candidate] -= 1
                 if not want[candidate]:
                     del want[candidate]
@@ -111,3 +147,36 @@ def told_at(keys, kinds, operands: Counter, result: Fraction) -> tuple[int, int]
                 last = i
                 break
     return None
+
+
+#: Words a sentence opens with when it gives the result of the sentence before it ("This gives
+#: us a total of $99", "That leaves 30 cats", "So she has 192").
+OPENERS = frozenset("~" + w for w in (
+    "this", "that", "these", "so", "thus", "therefore", "hence", "altogether", "together",
+    "overall", "which", "then"))
+
+
+def told_across(first, second, operands: Counter, result: Fraction) -> int | None:
+    """The token index in ``second`` of ``result`` where two consecutive sentences tell the
+    computation: ``first`` (its ``(keys, kinds)``) holds ``E``'s numbers and not ``v``,
+    ``second`` opens with a word of :data:`OPENERS` and writes ``v`` as its first number, after
+    a word of consequence ("We can multiply 72 by 11/8. This gives us a total of $99."). Both
+    sentences pass :func:`told_at`'s tests as one; ``None`` otherwise.
+
+    >>> from consensus_metrics.normalize import tokenize_form
+    >>> a, b = tokenize_form("We can multiply 72 by 11/8."), tokenize_form("This gives us a total of $99.")
+    >>> told_across(a, b, Counter({72: 1, Fraction(11, 8): 1}), Fraction(99))
+    6
+    >>> told_across(a, tokenize_form("Then 3 more gives 99."), Counter({72: 1, Fraction(11, 8): 1}), Fraction(99))
+    """
+    (keys_a, kinds_a), (keys_b, kinds_b) = first, second
+    if not keys_b or keys_b[0] not in OPENERS or NUM not in kinds_b:
+        return None
+    at = kinds_b.index(NUM)
+    if key_value(keys_b[at]) != result:
+        return None  # the result is the second sentence's first number
+    found = told_at(list(keys_a) + list(keys_b), list(kinds_a) + list(kinds_b), operands, result)
+    if found is None or found[1] != len(keys_a) + at:
+        return None
+    return at
+

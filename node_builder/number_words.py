@@ -15,17 +15,14 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
-_UNITS = {w: i for i, w in enumerate(
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-    "fifteen sixteen seventeen eighteen nineteen".split())}
-_TENS = {w: 10 * i for i, w in enumerate("_ _ twenty thirty forty fifty sixty seventy eighty ninety".split())
-         if w != "_"}
+from node_builder.matcher import CARDINAL_WORDS, MULTIPLIER_WORDS, ORDINAL_WORDS, TENS_WORDS
+
+_UNITS = CARDINAL_WORDS
+_TENS = TENS_WORDS
 _SCALES = {"hundred": 100, "thousand": 1000, "million": 10 ** 6, "billion": 10 ** 9}
-_ORDINALS = {"third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8, "ninth": 9,
-             "tenth": 10, "twelfth": 12, "quarter": 4, "half": 2, "halves": 2}
-_SPECIAL = {"dozen": Fraction(12), "dozens": Fraction(12), "twice": Fraction(2), "double": Fraction(2),
-            "doubled": Fraction(2), "doubles": Fraction(2), "triple": Fraction(3), "tripled": Fraction(3),
-            "thrice": Fraction(3), "quadruple": Fraction(4), "pair": Fraction(2), "couple": Fraction(2),
+_ORDINALS = ORDINAL_WORDS
+_SPECIAL = {**{word: Fraction(n) for word, n in MULTIPLIER_WORDS.items()},
+            "dozen": Fraction(12), "dozens": Fraction(12), "pair": Fraction(2), "couple": Fraction(2),
             "half": Fraction(1, 2), "quarter": Fraction(1, 4), "score": Fraction(20)}
 _WORD = re.compile(r"[a-z]+")
 

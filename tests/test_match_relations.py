@@ -507,6 +507,16 @@ def test_an_inch_mark_and_a_remark_with_an_apostrophe_are_no_math():
     assert via("2 × (mother's 20) = 40 beads.", "20 x 2 = 40", symbolic=False) is None
 
 
+def test_a_squared_or_cubed_unit_is_part_of_the_unit():
+    """``1400 ft^3 x 5.9 Gallons = 8260 gallons`` (GSM8K runs) computes ``1400 * 5.9``: a unit word
+    after a number keeps its power; a variable's power is still a power."""
+    assert via("Gallons = 1400 ft^3 x 5.9 Gallons = 8260 gallons", "1400 * 5.9 = 8,260", symbolic=False) == "relation"
+    assert via("Area = 20 ft² * 3 = 60 ft²", "20 * 3 = 60", symbolic=False) == "relation"
+    assert via("The area is $5 \\text{ cm}^2 \\times 4 = 20 \\text{ cm}^2$", "5 * 4 = 20", symbolic=False) == "relation"
+    assert via("so 20 ft^2 * 3 = 61 ft^2", "20 * 3 = 60", symbolic=False) is None
+    assert via("so 5 x^2 * 4 = 20", "5 * 4 = 20", symbolic=False) is None  # x is no unit
+
+
 def test_a_computation_with_its_powers_evaluated_states_it():
     """A solution that computes a node's powers first writes their values (MATH-500 runs:
     ``(1 + 2 + 4) \\times (1 + 5 + 25 + 125)`` for ``1 + 5 + 5^2 + 5^3 = 156``, ``49\\pi - 36\\pi =
