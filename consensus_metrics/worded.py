@@ -65,7 +65,7 @@ def word_anchors(value: Fraction) -> tuple[str, ...]:
     that may stand for ``value``: a sentence holding one of them may tell a computation with it.
 
     >>> word_anchors(Fraction(2))
-    ('~two', '~twice', '~double', '~doubled', '~doubles', '~half', '~halves')
+    ('~two', '~twice', '~double', '~half', '~halves')
     """
     return _WORD_ANCHORS.get(value, ())
 
@@ -74,6 +74,8 @@ _WORD_ANCHORS: dict[Fraction, tuple[str, ...]] = {}
 for _key, _values in WORD_OPERANDS.items():
     for _value in _values:
         _WORD_ANCHORS[_value] = _WORD_ANCHORS.get(_value, ()) + (_key,)
+for _value, _keys in _WORD_ANCHORS.items():  # an anchor is found inside a longer word: "double" finds "doubled"
+    _WORD_ANCHORS[_value] = tuple(k for k in _keys if not any(o != k and o[1:] in k for o in _keys))
 
 
 def sentence_numbers(keys, kinds) -> list[tuple[int, tuple[Fraction, ...], bool]] | None:
