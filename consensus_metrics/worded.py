@@ -10,8 +10,10 @@ equals -- when one sentence (a matcher segment)
 
 * holds no relation sign (``=``, ``<``, ``≡``...: a sentence that writes a relation is the token
   rules' to judge),
-* holds every number of ``E`` (as a multiset, signs aside; ``p%`` also counts as ``p/100``) and,
-  after the last of them, ``v``, which is none of ``E``'s numbers,
+* holds every number of ``E`` (as a multiset, signs aside; ``p%`` also counts as ``p/100``; a
+  number word counts as the numbers it may stand for, :func:`~consensus_metrics.numbers.operand_words`:
+  "on sale for half price, so she paid $24" tells ``48 / 2 = 24``) and, after the last of them,
+  ``v`` in digits, which is none of ``E``'s numbers,
 * says between them that ``v`` follows (a word of :data:`CONSEQUENCE`: "so", "which is", "has",
   "gives", "total"...; "at 3 pm, 10 people and 30 dogs arrived" tells no ``3 * 10 = 30``) and
   neither compares nor computes on after it ("is 12 more than 0", "is 12 times 1": the words
@@ -19,6 +21,9 @@ equals -- when one sentence (a matcher segment)
 * holds at most :data:`EXTRA_NUMBERS` numbers besides those (a list of many numbers is no
   statement of one computation), and no count of a set (``2 of 5``, ``3 out of 4``: whole
   numbers joined by "of" pick, they do not multiply; docs/SPEC.md §3 rule 1).
+
+The result may also be the first number of the next sentence, when that sentence opens by
+referring back ("... we can multiply 72 by 11/8. This gives us a total of $99": :func:`told_across`).
 
 The operation itself is not read: which numbers a sentence puts together, and the true result
 after them, is what it states. Precision rests on the numbers: a sentence of another problem
@@ -160,8 +165,7 @@ OPENERS = frozenset("~" + w for w in (
 
 def told_across(first, second, operands: Counter, result: Fraction) -> int | None:
     """The token index in ``second`` of ``result`` where two consecutive sentences tell the
-    computation: ``first`` (its ``(keys, kinds)``) holds ``E``'s numbers and not ``v``,
-    ``second`` opens with a word of :data:`OPENERS` and writes ``v`` as its first number, after
+    computation: ``first`` (its ``(keys, kinds)``) holds ``E``'s numbers, ``second`` opens with a word of :data:`OPENERS` and writes ``v`` as its first number, after
     a word of consequence ("We can multiply 72 by 11/8. This gives us a total of $99."). Both
     sentences pass :func:`told_at`'s tests as one; ``None`` otherwise.
 
