@@ -62,9 +62,14 @@ def misses(benchmark: str, raw: Path) -> list[dict]:
     return out
 
 
+def covers(text: str, node: dict) -> bool:
+    """Whether the current matcher covers ``node`` in ``text`` (the node on its own)."""
+    return match_nodes(text, [{**node, "standalone": True}], budget_s=10.0)[0].covered
+
+
 def covered_now(row: dict) -> bool:
-    """Whether the current matcher covers the row's node in its solution (the node on its own)."""
-    return match_nodes(row["solution"], [{**row["node"], "standalone": True}], budget_s=10.0)[0].covered
+    """Whether the current matcher covers the row's node in its solution."""
+    return covers(row["solution"], row["node"])
 
 
 def report(folder: Path) -> int:
@@ -113,8 +118,7 @@ def _credited(row: dict, node: dict | None) -> bool:
     """Whether the current matcher credits a read credit's node (as shipped, else its text) in the
     line it was found in (the marked words alone where the line does not hold them all)."""
     text = row["line"] if row["span"] in row["line"] else row["span"]
-    probe = {**(node or {"id": "n", "text": row["node"]}), "standalone": True}
-    return match_nodes(text, [probe], budget_s=10.0)[0].covered
+    return covers(text, node or {"id": "n", "text": row["node"]})
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -293,10 +293,13 @@ class ChainFollower:
         if self.segment_before is None or len(result_groups) != 1:
             return None
         # the result in the sentence after the operands' ("... by 11/8. This gives us $99.")
+        operand_groups = tuple(groups[1:])
         for start, index in self._indexes((result_groups[0], _OPENER_ANCHORS)):
             self.deadline.check()
-            before = self.segment_before(start, tuple(groups[1:]))
-            if before is None or self.tokenised >= MAX_SEGMENTS:
+            if self.tokenised >= MAX_SEGMENTS:
+                break
+            before = self.segment_before(start, operand_groups)
+            if before is None:
                 continue
             first = self.index_of(before[0], before[1], True)
             if first is None:

@@ -75,12 +75,18 @@ def word_anchors(value: Fraction) -> tuple[str, ...]:
     return _WORD_ANCHORS.get(value, ())
 
 
-_WORD_ANCHORS: dict[Fraction, tuple[str, ...]] = {}
-for _key, _values in WORD_OPERANDS.items():
-    for _value in _values:
-        _WORD_ANCHORS[_value] = _WORD_ANCHORS.get(_value, ()) + (_key,)
-for _value, _keys in _WORD_ANCHORS.items():  # an anchor is found inside a longer word: "double" finds "doubled"
-    _WORD_ANCHORS[_value] = tuple(k for k in _keys if not any(o != k and o[1:] in k for o in _keys))
+def _anchor_table() -> dict[Fraction, tuple[str, ...]]:
+    """value -> the :data:`WORD_OPERANDS` keys that may stand for it, less those another of them
+    finds as a substring ("double" finds "doubled": the anchor search is by substring)."""
+    keys_of: dict[Fraction, list[str]] = {}
+    for key, values in WORD_OPERANDS.items():
+        for value in values:
+            keys_of.setdefault(value, []).append(key)
+    return {value: tuple(k for k in keys if not any(o != k and o[1:] in k for o in keys))
+            for value, keys in keys_of.items()}
+
+
+_WORD_ANCHORS = _anchor_table()
 
 
 def sentence_numbers(keys, kinds) -> list[tuple[int, tuple[Fraction, ...], bool]] | None:

@@ -17,10 +17,7 @@ from fractions import Fraction
 
 from node_builder.matcher import CARDINAL_WORDS, MULTIPLIER_WORDS, ORDINAL_WORDS, TENS_WORDS
 
-_UNITS = CARDINAL_WORDS
-_TENS = TENS_WORDS
 _SCALES = {"hundred": 100, "thousand": 1000, "million": 10 ** 6, "billion": 10 ** 9}
-_ORDINALS = ORDINAL_WORDS
 _SPECIAL = {**{word: Fraction(n) for word, n in MULTIPLIER_WORDS.items()},
             "dozen": Fraction(12), "dozens": Fraction(12), "pair": Fraction(2), "couple": Fraction(2),
             "half": Fraction(1, 2), "quarter": Fraction(1, 4), "score": Fraction(20)}
@@ -30,10 +27,10 @@ _WORD = re.compile(r"[a-z]+")
 def _cardinal(words: list[str]) -> int | None:
     total, current, seen = 0, 0, False
     for word in words:
-        if word in _UNITS:
-            current += _UNITS[word]
-        elif word in _TENS:
-            current += _TENS[word]
+        if word in CARDINAL_WORDS:
+            current += CARDINAL_WORDS[word]
+        elif word in TENS_WORDS:
+            current += TENS_WORDS[word]
         elif word in _SCALES:
             current = max(current, 1) * _SCALES[word]
             if _SCALES[word] >= 1000:
@@ -49,7 +46,7 @@ def number_words(text: str) -> set[Fraction]:
     tokens = _WORD.findall(text.lower().replace("-", " "))
     run: list[str] = []
     for token in tokens + [""]:
-        if token in _UNITS or token in _TENS or token in _SCALES:
+        if token in CARDINAL_WORDS or token in TENS_WORDS or token in _SCALES:
             run.append(token)
             continue
         if run:
@@ -57,15 +54,15 @@ def number_words(text: str) -> set[Fraction]:
             if number is not None:
                 values.add(Fraction(number))
                 base = token.rstrip("s") if token.endswith("s") and token != "halves" else token
-                if token in _ORDINALS or base in _ORDINALS:
-                    denominator = _ORDINALS.get(token) or _ORDINALS[base]
+                if token in ORDINAL_WORDS or base in ORDINAL_WORDS:
+                    denominator = ORDINAL_WORDS.get(token) or ORDINAL_WORDS[base]
                     values.add(Fraction(number, denominator))
             run = []
         if token in _SPECIAL:
             values.add(_SPECIAL[token])
         singular = token[:-1] if token.endswith("s") else token
-        if token in _ORDINALS or singular in _ORDINALS:
-            n = _ORDINALS.get(token) or _ORDINALS[singular]
+        if token in ORDINAL_WORDS or singular in ORDINAL_WORDS:
+            n = ORDINAL_WORDS.get(token) or ORDINAL_WORDS[singular]
             values.add(Fraction(1, n))
             if token not in ("half", "halves", "quarter") and singular not in ("quarter",):
                 values.add(Fraction(n))
