@@ -310,8 +310,11 @@ def cmd_signoff_sheet(args) -> int:
                          "VERDICTS.jsonl (disputes) or --revise VERDICTS.jsonl (second signatures)")
     if args.shipped and not (args.revise or args.audit or args.appeal):
         raise InputError("--shipped DATA.jsonl narrows revision sheets: give --revise VERDICTS.jsonl too")
-    if (args.only or args.solutions != 1) and not args.propose:
-        raise InputError("--only and --solutions are for proposal sheets (--propose VERDICTS.jsonl)")
+    if args.solutions != 1 and not args.propose:
+        raise InputError("--solutions is for proposal sheets (--propose VERDICTS.jsonl)")
+    if args.only and (args.forms or args.disputes or args.appeal):
+        raise InputError("--only narrows label, unread, revision and proposal sheets, not --forms, --disputes "
+                         "or --appeal")
     if args.source:
         specs = args.source
     elif args.raw and args.benchmark in SHIPPED:
@@ -347,7 +350,7 @@ def cmd_signoff_sheet(args) -> int:
     else:
         written = write_sheets(args.benchmark, specs, Path(args.out_dir), args.parts, _signoffs(args.skip_signed),
                                quiet=args.quiet, revise=_signoffs(args.revise), unread=_signoffs(args.unread),
-                               shipped=_shipped_to_read(args))
+                               shipped=_shipped_to_read(args), ids=_id_list(args.only) if args.only else None)
     print(json.dumps(written), file=sys.stderr)
     return 0
 
@@ -485,7 +488,7 @@ def make_parser() -> argparse.ArgumentParser:
                          "nodes that neither a second signature nor every one of these audits signed GOOD")
     sh.add_argument("--solutions", type=positive_int, default=1,
                     help="proposal sheets: show the solutions of this many model voices (default 1)")
-    sh.add_argument("--only", metavar="IDS", help="proposal sheets: only the problems this file lists, one id per line")
+    sh.add_argument("--only", metavar="IDS", help="label, unread, revision and proposal sheets: only the problems this file lists, one id per line")
     sh.add_argument("--quiet", action="store_true")
     sh.set_defaults(func=cmd_signoff_sheet)
 

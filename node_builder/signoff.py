@@ -529,8 +529,9 @@ def verdicts_from_lines(lines, candidates: dict[str, list[str]], reviewer: str) 
 def write_sheets(benchmark: str, sources: list[str], out_dir: Path, parts: int = 1,
                  skip: dict[str, Verdicts] | None = None, quiet: bool = True,
                  revise: dict[str, Verdicts] | None = None, unread: dict[str, Verdicts] | None = None,
-                 shipped: dict[str, list[str]] | None = None) -> dict:
-    """Sheets ``sheet1.md..`` of every problem with signable candidates (not those ``skip`` covers)
+                 shipped: dict[str, list[str]] | None = None, ids: set[str] | None = None) -> dict:
+    """Sheets ``sheet1.md..`` of every problem with signable candidates (not those ``skip`` covers;
+    with ``ids``, only those problems)
     and ``candidates.json`` (problem id -> candidate texts in sheet order) in ``out_dir``; with
     ``revise``, revision sheets of the problems those verdicts cover, each candidate with its label
     (``revise.json`` marks the folder: its answers change only the labels they name); with
@@ -555,6 +556,8 @@ def write_sheets(benchmark: str, sources: list[str], out_dir: Path, parts: int =
     blocks, candidates = [], {}
     for problem in tqdm(problems, desc=f"{benchmark} sheets", unit="problem", disable=quiet):
         if (skip and problem.id in skip) or (covered is not None and problem.id not in covered):
+            continue
+        if ids is not None and problem.id not in ids:
             continue
         only = {text_key(text) for text in shipped.get(problem.id, ())} if shipped is not None else None
         if only is not None and not only:

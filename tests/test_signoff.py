@@ -37,7 +37,7 @@ def test_only_candidates_signed_good_are_nodes():
 def test_a_signed_candidate_still_needs_two_voices():
     evidence = gather(_problem())
     one_voice = [c.node.text for c in evidence.candidates if len({evidence.trajectories[t].voice for t in c.hits}) == 1]
-    assert one_voice == ["7^2 = 49", "49"]
+    assert one_voice == ["7^2 = 49", "49", "2 \\cdot 7 = 14"]  # the last: the answer's computation
     signed = {text_key(text): "GOOD" for text in one_voice}
     assert select(evidence, ConsensusRule(), signed=signed).nodes == []
 
@@ -307,7 +307,7 @@ def test_proposals_a_second_reviewer_signed_carry_the_second_signature(tmp_path)
         import_answers(revision, [answers], "c", out, second="b")
 
 
-def test_proposal_sheets_of_listed_problems_only(tmp_path):
+def test_sheets_of_listed_problems_only(tmp_path):
     sources = ["--source", f"gsm8k:{GSM8K / 'test.jsonl'}"]
     (tmp_path / "v.jsonl").write_text("")
     ids = tmp_path / "ids.txt"
@@ -318,7 +318,12 @@ def test_proposal_sheets_of_listed_problems_only(tmp_path):
     assert json.loads((tmp_path / "prop" / "proposals.json").read_text()) == ["gsm8k/test/2"]
     assert (tmp_path / "prop" / "propose1.md").read_text().startswith("### gsm8k/test/2\n")
     (tmp_path / "empty.txt").write_text("# nothing\n")
-    for extra, message in [(["--only", str(ids)], "--only and --solutions are for proposal sheets"),
+    made = _cli("signoff-sheet", "--benchmark", "gsm8k", *sources, "--out-dir", "labels", "--only", str(ids),
+                "--quiet", cwd=tmp_path)  # label (and unread, revision) sheets are narrowed the same way
+    assert made.returncode == 0, made.stderr
+    assert set(json.loads((tmp_path / "labels" / "candidates.json").read_text())) <= {"gsm8k/test/2"}
+    for extra, message in [(["--solutions", "2"], "--solutions is for proposal sheets"),
+                           (["--forms", "v.jsonl", "--only", str(ids)], "--only narrows label, unread"),
                            (["--propose", "v.jsonl", "--only", "missing.txt"], "--only missing.txt: "),
                            (["--propose", "v.jsonl", "--only", "empty.txt"], "--only empty.txt: no problem id")]:
         refused = _cli("signoff-sheet", "--benchmark", "gsm8k", *sources, "--out-dir", "p2", *extra, "--quiet",
