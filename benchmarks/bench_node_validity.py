@@ -51,7 +51,7 @@ from consensus_metrics import match_nodes, relation_chains  # noqa: E402
 from node_builder.consensus import ConsensusRule, select  # noqa: E402
 from node_builder.evidence import gather  # noqa: E402
 from node_builder.filter import filter_problem  # noqa: E402
-from node_builder.finalize import RESERVE, Background, finalize_records  # noqa: E402
+from node_builder.finalize import Background, finalize_records  # noqa: E402
 from node_builder.importers import load_sources  # noqa: E402
 from node_builder.perturb import substitute_slip  # noqa: E402
 from node_builder.pipeline import BuildConfig, build_records, record_of, without_voice  # noqa: E402
@@ -135,7 +135,7 @@ def build_under(evidences, problems, rules, exclude: str | None, config: BuildCo
     for i, ev in enumerate(evidences):
         seen, nodes = set(), []
         for rule in rules:
-            for node in by_rule[rule][i]["nodes"] + by_rule[rule][i].get(RESERVE, []):
+            for node in by_rule[rule][i]["nodes"]:
                 if _key(node) not in seen:
                     seen.add(_key(node))
                     nodes.append(node)

@@ -94,9 +94,6 @@ class Selection:
     stats: dict[str, int] = field(default_factory=dict)
     single_voice: bool = False
     counted: int = 0  # the voices whose solutions show work: support's denominator
-    #: the answer's computations chosen as if no other node stood: the record's nodes where the
-    #: build-wide rules (:mod:`node_builder.finalize`) leave it none
-    reserve: list[Node] = field(default_factory=list)
 
 
 def _median(values: list[float]) -> float:
@@ -221,23 +218,20 @@ def select(evidence: Evidence, rule: ConsensusRule, exclude_voice: str | None = 
 
     The answer's computations (:func:`node_builder.refine.answer_step`, ``5 \\times 6 \\times 8 =
     240``) are chosen among themselves, by the same rules, only where no other candidate is a
-    node; elsewhere they are set aside (``stats["answer_step"]``), in ``reserve`` for a record the
-    build-wide rules leave without nodes."""
+    node; elsewhere they are set aside (``stats["answer_step"]``)."""
     checked = _check(evidence, rule, exclude_voice)
     if not checked.voices:
         return Selection([], checked.voices, checked.stats)
     chosen = _select_signed(checked, signed, rule) if signed is not None else _select(evidence, checked, rule)
     steps = sum(c.answer_step for c in evidence.candidates)
-    if not steps:
-        return chosen
-    checked = _check(evidence, rule, exclude_voice, answer_steps=True)
-    alone = _select_signed(checked, signed, rule) if signed is not None else _select(evidence, checked, rule)
-    if chosen.nodes:  # set aside, in reserve
+    if chosen.nodes or not steps:
         chosen.stats["answer_step"] = steps
-        chosen.reserve = alone.nodes
         return chosen
-    alone.stats = {reason: chosen.stats[reason] + alone.stats[reason] for reason in SELECT_REASONS}
-    return alone  # nothing else: the answer's computation is the problem's process
+    first = chosen.stats  # nothing else: the answer's computation is the problem's process
+    checked = _check(evidence, rule, exclude_voice, answer_steps=True)
+    chosen = _select_signed(checked, signed, rule) if signed is not None else _select(evidence, checked, rule)
+    chosen.stats = {reason: first[reason] + chosen.stats[reason] for reason in SELECT_REASONS}
+    return chosen
 
 
 def _select(evidence: Evidence, checked: _Checked, rule: ConsensusRule) -> Selection:

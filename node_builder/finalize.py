@@ -37,10 +37,6 @@ output):
    keep nodes spread evenly over the solution. NCR keeps a resolution of 1/8 without rewarding
    one path's incidental detail.
 5. **order** by position (ties by text); ids ``n1..nk``.
-6. **the answer's computation in reserve** -- a record these steps leave without nodes takes the
-   answer's computations its consensus set aside (``record["reserve"]``,
-   :func:`node_builder.refine.answer_step`: chosen as if no other node stood) through steps 1-5
-   in their place; the reserve is never written.
 
 Example:
     >>> from node_builder.schema import Problem, Trajectory
@@ -57,7 +53,6 @@ Example:
 
 from __future__ import annotations
 
-import copy
 import hashlib
 from collections.abc import Iterable
 
@@ -92,10 +87,6 @@ def background_sample(problems: Iterable[Problem], size: int = BACKGROUND_TEXTS)
     return [(pid, text) for _, pid, text in pool[:size]]
 
 
-#: Record key of the answer's computations held back for a record left without nodes (step 6).
-RESERVE = "reserve"
-
-
 def _probe_key(node: dict) -> tuple:
     return (node["kind"], node["value"], *node["forms"])
 
@@ -108,7 +99,7 @@ def background_hits(records: list[dict], sample: list[tuple[str, str]], quiet: b
     with what the texts share, not with texts x nodes."""
     probes: dict[tuple, dict] = {}
     for record in records:
-        for node in record["nodes"] + record.get(RESERVE, []):
+        for node in record["nodes"]:
             probes.setdefault(_probe_key(node), {"id": f"p{len(probes)}", "text": node["text"], "kind": node["kind"],
                                                  "value": node["value"], "forms": node["forms"]})
     hits: dict[tuple, list[int]] = {key: [] for key in probes}
@@ -397,23 +388,10 @@ class Background:
 def finalize_records(records: list[dict], problems: Iterable[Problem], common_share: float = COMMON_SHARE,
                      max_nodes: int = 8, size: int = BACKGROUND_TEXTS, quiet: bool = True,
                      background: Background | None = None) -> list[dict]:
-    """Steps 1-6 for every record (in place; also returned); see module doc. ``background``: an
-    already measured :class:`Background` holding every node of ``records`` (and of their reserve)."""
+    """Steps 1-5 for every record (in place; also returned); see module doc. ``background``: an
+    already measured :class:`Background` holding every node of ``records``."""
     background = background or Background(records, problems, size, quiet)
-
-    def settle(record: dict) -> None:
+    for record in records:
         shares, elsewhere, texts = background.context(record)
         finalize_record(record, shares, common_share, max_nodes, elsewhere, texts, background.others(record))
-
-    for record in records:
-        reserve = record.pop(RESERVE, [])
-        spare = copy.deepcopy(record) if reserve else None
-        settle(record)
-        if reserve and not record["nodes"]:  # step 6: the answer's computation stands for the problem
-            spare["nodes"] = reserve
-            spare["provenance"]["refine"]["answer_step"] -= len(reserve)
-            settle(spare)
-            if spare["nodes"]:
-                record.clear()
-                record.update(spare)
     return records

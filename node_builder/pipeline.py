@@ -41,7 +41,7 @@ from node_builder import BUILDER_VERSION
 from node_builder.consensus import ConsensusRule, Selection, select
 from node_builder.evidence import Evidence, gather
 from node_builder.filter import filter_problem
-from node_builder.finalize import COMMON_SHARE, RESERVE, finalize_records
+from node_builder.finalize import COMMON_SHARE, finalize_records
 from node_builder.gold_check import answers_of, flag_suspect_gold
 from node_builder.llm_extractor import ExtractionError
 from node_builder.refine import DROP_REASONS, RefineConfig
@@ -147,10 +147,7 @@ def record_of(evidence: Evidence, selection: Selection, config: BuildConfig, llm
         "llm": llm_info or {"status": "off", "proposed": 0, "invalid": 0, "rewrites": 0},
         "note": _note(problem, correct, rejected, selection if correct else None),
     }
-    record = make_record(problem, selection.nodes, provenance)
-    if selection.reserve:  # the answer's computations, for finalize only (never written)
-        record[RESERVE] = make_record(problem, selection.reserve, {})["nodes"]
-    return record
+    return make_record(problem, selection.nodes, provenance)
 
 
 def build_record(problem: Problem, config: BuildConfig, llm_extractor=None) -> dict:

@@ -15,7 +15,7 @@ from node_builder.filter import filter_problem, is_correct, states_answer
 from node_builder.llm_extractor import ExtractionError, parse_reply, parse_rewrites
 from node_builder.schema import Node
 from node_builder.miner import mine
-from node_builder.finalize import RESERVE, finalize_records
+from node_builder.finalize import finalize_records
 from node_builder.pipeline import BuildConfig, build_record
 from node_builder.consensus import ConsensusRule, select
 from node_builder.evidence import gather
@@ -253,26 +253,6 @@ def test_finalize_common_nodes_need_context_redundancy_cap_and_order():
     assert [n["position"] for n in c["nodes"]] == sorted(n["position"] for n in c["nodes"])
 
 
-def test_finalize_a_record_left_without_nodes_takes_the_answers_computation_in_reserve():
-    # MATH-500 number_theory/515: the signed 9 is common and goes; the answer's computation
-    # 8 + 9 + 10 = 27, set aside while 9 stood, then stands for the problem
-    others = _others(lambda i: "12 apples" if i < 3 else "some apples")
-    step = _record("t/r", ("8 + 9 + 10 = 27", "equation", None, 0.6, 0.7))["nodes"]
-    record = _record("t/r", ("12", "value", "12", 1.0, 0.3)) | {RESERVE: step}
-    record["provenance"]["refine"]["answer_step"] = 1
-    [r] = finalize_records([record], others)
-    assert [n["text"] for n in r["nodes"]] == ["8 + 9 + 10 = 27"] and RESERVE not in r
-    assert r["provenance"]["note"] == "" and r["provenance"]["refine"]["answer_step"] == 0
-    kept = _record("t/s", ("x^2 = 7", "equation", None, 1.0, 0.5)) | {RESERVE: step}  # a node stands: no reserve
-    kept["provenance"]["refine"]["answer_step"] = 1
-    [k] = finalize_records([kept], others)
-    assert [n["text"] for n in k["nodes"]] == ["x^2 = 7"] and RESERVE not in k
-    common = _record("t/u", ("12", "value", "12", 1.0, 0.3)) | {RESERVE: _record("t/u", ("12", "value", "12", 1.0, 0.3))["nodes"]}
-    common["provenance"]["refine"]["answer_step"] = 1
-    [u] = finalize_records([common], others)  # a reserve that does not stand either: the first reading's note
-    assert u["nodes"] == [] and "only a common node (12)" in u["provenance"]["note"] and RESERVE not in u
-
-
 def test_finalize_a_value_inside_a_computation_that_gives_way_stays():
     """GSM8K test/87: ``720``, ``2160`` and ``3*720 = 2160`` (its computation) are signed. The rare
     2160 takes its computation's place, so that computation holds no piece: ``720`` stays. Where
@@ -315,14 +295,11 @@ def test_matching_credits_a_common_node_only_when_corroborated():
 def test_record_schema_types_and_provenance():
     p = _problem("Ann has 5 apples and buys 7 more, then eats 3. How many?", "9", "5 + 7 = 12, and 12 - 3 = 9.")
     record = build_record(p, BuildConfig())
-    # the schema's keys, and the answer's computation held for finalize (which never writes it)
-    assert list(record) == ["id", "benchmark", "problem", "answer", "solution", "level", "subject", "nodes", "provenance",
-                            "reserve"]
-    assert [n["text"] for n in record["reserve"]] == ["12 - 3 = 9"]
+    assert list(record) == ["id", "benchmark", "problem", "answer", "solution", "level", "subject", "nodes", "provenance"]
     step, node = record["nodes"]
     assert node == {"id": "n2", "text": "12", "kind": "value", "forms": ["12"], "value": "12",
                     "support": 1.0, "position": 0.2963, "standalone": True}  # "5 + 7 = [12]": offset 8 of 27
-    assert step["id"] == "n1" and step["text"] == "5 + 7 = 12"  # "12 - 3 = 9" yields the answer: in reserve
+    assert step["id"] == "n1" and step["text"] == "5 + 7 = 12"  # "12 - 3 = 9" yields the answer: dropped
     prov = record["provenance"]
     assert prov["builder_version"] == BUILDER_VERSION and prov["extractor"] == "rules"
     assert prov["sources"] == ["reference"] and prov["voices"] == ["reference"]
