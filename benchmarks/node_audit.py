@@ -75,7 +75,7 @@ def _sheet_row(name: str, record: dict, node: dict | None = None) -> dict:
            "reference_solution": record["solution"], "nodes": [n["text"] for n in record["nodes"]],
            "voices": record["provenance"]["voices"]}
     if node is not None:
-        row.update(node=node["text"], kind=node["kind"], support=node["support"])
+        row.update(node=node["text"], kind=node["kind"])  # not its support: the reader judges the result alone
     return row
 
 

@@ -244,7 +244,7 @@ def is_answer_value(value, text: str, q: Asked) -> bool:
     if value in q.values:
         return True
     integer = len(value) == 1 and value[0][0] == 1 and value[0][1].denominator == 1
-    if q.modulus and is_power_of_ten(q.modulus) and integer:
+    if q.modulus and _is_power_of_ten(q.modulus) and integer:
         gold = q.gold_value[0][1] if q.gold_value and len(q.gold_value) == 1 and q.gold_value[0][0] == 1 else None
         number = value[0][1]
         if gold is not None and gold.denominator == 1 and abs(number) > gold and (number - gold) % q.modulus == 0:
@@ -252,7 +252,7 @@ def is_answer_value(value, text: str, q: Asked) -> bool:
     return q.request is not None and _fills_template(value, text, q)
 
 
-def is_power_of_ten(n: int) -> bool:
+def _is_power_of_ten(n: int) -> bool:
     """``10``, ``100``, ``1000``, ...: a remainder by it is the last digits."""
     return n >= 10 and str(n).rstrip("0") == "1"
 

@@ -29,10 +29,7 @@ Then, per problem (rules of the audit's rubric that need the voices; each counte
   (``6K = 42`` where only one solution introduced ``K``);
 * **check** -- a node holding the answer's number that the voices state only after they state the
   answer verifies the answer rather than leading to it (``36 + 6 = 42``);
-* **maximal** -- a node that is a side or a sub-term of another kept node is part of that node;
-* **answer step** -- the computation that yields the answer (``5 \\times 6 \\times 8 = 240``,
-  :func:`node_builder.refine.answer_step`) is a node only where no other candidate is one: on a
-  one-step problem it is the whole process.
+* **maximal** -- a node that is a side or a sub-term of another kept node is part of that node.
 
 ``support`` = k / n; ``position`` = the median over the supporting voices of where each first
 states the node (relative offset); nodes are ordered by position.
@@ -62,7 +59,7 @@ from node_builder.matcher import surd_value, tokenize_form
 from node_builder.schema import Node
 
 #: Stats keys of :func:`select`, in the order the provenance lists them.
-SELECT_REASONS = ("unmatched", "below_support", "route", "check", "maximal", "rejected", "unsigned", "answer_step")
+SELECT_REASONS = ("unmatched", "below_support", "route", "check", "maximal", "rejected", "unsigned")
 
 
 @dataclass(frozen=True)
@@ -142,17 +139,14 @@ class _Checked:
     symbol_voices: dict[str, set]
 
 
-def _check(evidence: Evidence, rule: ConsensusRule, exclude_voice: str | None, answer_steps: bool = False) -> _Checked:
-    """The candidates (the answer's computations with ``answer_steps``, all others without) that
-    the matcher reads where they were mined; support counts the voices that state one of them."""
+def _check(evidence: Evidence, rule: ConsensusRule, exclude_voice: str | None) -> _Checked:
     trajectories = evidence.trajectories
-    candidates = [c for c in evidence.candidates if c.answer_step == answer_steps]
     voice_of = [t.voice for t in trajectories]
     kept_t = [i for i, v in enumerate(voice_of) if v != exclude_voice]
     voices = sorted({voice_of[i] for i in kept_t})
     stats = {reason: 0 for reason in SELECT_REASONS}
     kept_set = set(kept_t)
-    speaking = {voice_of[t] for c in candidates for t in c.hits if t in kept_set} or set(voices)
+    speaking = {voice_of[t] for c in evidence.candidates for t in c.hits if t in kept_set} or set(voices)
     n = len(speaking)
     single = len(voices) == 1  # one solver: nothing to agree on (two solvers of which one shows work: no node)
     answer_at: dict[str, float] = {}
@@ -166,7 +160,7 @@ def _check(evidence: Evidence, rule: ConsensusRule, exclude_voice: str | None, a
 
     speakers = sum(1 for t in kept_t if voice_of[t] in speaking)
     entries = []
-    for candidate in candidates:
+    for candidate in evidence.candidates:
         own = candidate.mined_from & kept_set
         if candidate.cluster is not None and not own:
             continue  # mined only from the excluded voice: not a candidate of this build
@@ -186,19 +180,15 @@ def _check(evidence: Evidence, rule: ConsensusRule, exclude_voice: str | None, a
 def signable(evidence: Evidence, rule: ConsensusRule, exclude_voice: str | None = None) -> list[tuple[Candidate, int, int]]:
     """The candidates a reviewer may sign (:mod:`node_builder.signoff`): ``(candidate, k, n)`` for
     every candidate that ``k >= 2`` of the ``n`` voices state (with a single voice: what two of its
-    solutions share, or a lone solution's), most shared first, then by position; the answer's
-    computations (counted among the voices that state one) after the others."""
-    rows = []
-    for answer_steps in (False, True):
-        checked = _check(evidence, rule, exclude_voice, answer_steps)
-        out = []
-        for candidate, positions, agreed in checked.entries:
-            k = len(positions)
-            if (checked.single and agreed) or (not checked.single and k >= 2):
-                out.append((candidate, k, checked.n, _median(list(positions.values()))))
-        out.sort(key=lambda row: (-row[1], row[3], row[0].node.text))
-        rows += [(candidate, k, n) for candidate, k, n, _ in out]
-    return rows
+    solutions share, or a lone solution's), most shared first, then by position."""
+    checked = _check(evidence, rule, exclude_voice)
+    out = []
+    for candidate, positions, agreed in checked.entries:
+        k = len(positions)
+        if (checked.single and agreed) or (not checked.single and k >= 2):
+            out.append((candidate, k, checked.n, _median(list(positions.values()))))
+    out.sort(key=lambda row: (-row[1], row[3], row[0].node.text))
+    return [(candidate, k, n) for candidate, k, n, _ in out]
 
 
 def select(evidence: Evidence, rule: ConsensusRule, exclude_voice: str | None = None,
@@ -214,28 +204,13 @@ def select(evidence: Evidence, rule: ConsensusRule, exclude_voice: str | None = 
     otherwise, ``unsigned`` when the reviewer never saw it). The computation of a value signed
     GOOD (``8 * 2 = 16`` beside ``16``), which the reviewer labels a duplicate, comes along: of
     the two, :mod:`node_builder.finalize` keeps the rare value or a common value's computation.
-    Maximality still applies.
-
-    The answer's computations (:func:`node_builder.refine.answer_step`, ``5 \\times 6 \\times 8 =
-    240``) are chosen among themselves, by the same rules, only where no other candidate is a
-    node; elsewhere they are set aside (``stats["answer_step"]``)."""
+    Maximality still applies."""
     checked = _check(evidence, rule, exclude_voice)
-    if not checked.voices:
-        return Selection([], checked.voices, checked.stats)
-    chosen = _select_signed(checked, signed, rule) if signed is not None else _select(evidence, checked, rule)
-    steps = sum(c.answer_step for c in evidence.candidates)
-    if chosen.nodes or not steps:
-        chosen.stats["answer_step"] = steps
-        return chosen
-    first = chosen.stats  # nothing else: the answer's computation is the problem's process
-    checked = _check(evidence, rule, exclude_voice, answer_steps=True)
-    chosen = _select_signed(checked, signed, rule) if signed is not None else _select(evidence, checked, rule)
-    chosen.stats = {reason: first[reason] + chosen.stats[reason] for reason in SELECT_REASONS}
-    return chosen
-
-
-def _select(evidence: Evidence, checked: _Checked, rule: ConsensusRule) -> Selection:
-    n, single, stats = checked.n, checked.single, checked.stats
+    voices, n, single, stats = checked.voices, checked.n, checked.single, checked.stats
+    if not voices:
+        return Selection([], voices, stats)
+    if signed is not None:
+        return _select_signed(checked, signed, rule)
     answer_keys = tokenize_form(evidence.problem.answer)[0]
     answer_key = answer_keys[0] if len(answer_keys) == 1 else ""  # the gold's number token (#36)
     problem_symbols = symbols_of(evidence.problem.problem)
@@ -303,6 +278,6 @@ def _select_signed(checked: _Checked, signed: dict[str, str], rule: ConsensusRul
 
 def _maximal(nodes: list[Node], checked: _Checked, stats: dict[str, int]) -> Selection:
     maximal = [node for node in nodes if not any(other is not node and is_part_of(node, other) for other in nodes)]
-    stats["maximal"] += len(nodes) - len(maximal)
+    stats["maximal"] = len(nodes) - len(maximal)
     maximal.sort(key=lambda node: (node.position, node.text))
     return Selection(maximal, checked.voices, stats, single_voice=checked.single, counted=checked.n)

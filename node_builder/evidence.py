@@ -5,8 +5,7 @@
 1. mine candidates from the correct trajectories (:mod:`node_builder.miner`, + LLM nodes);
 2. drop what the problem alone rules out (:func:`node_builder.refine.drop_reason`: the answer
    and what trivially yields it, givens, fragments, definitions, false arithmetic, ...) and what
-   the matcher finds in the problem statement; the answer's computation stays, marked
-   ``answer_step`` (a node only where no other is: :mod:`node_builder.consensus`);
+   the matcher finds in the problem statement;
 3. merge the arithmetic equations that compute one value into one node whose forms are those
    computations (:func:`merge_computations`), then match every remaining candidate against every correct trajectory
    (:func:`node_builder.matcher.covered`): ``hits[t]`` = relative offset of its earliest match in
@@ -22,10 +21,10 @@ Example:
     >>> p = Problem("t/1", "t", "Ann has 5 apples and buys 7 more, then eats 3. How many?", "9",
     ...             trajectories=[Trajectory("5 + 7 = 12, and 12 - 3 = 9.", "reference", True)])
     >>> ev = gather(p)
-    >>> [(c.node.text, sorted(c.hits), c.answer_step) for c in ev.candidates]
-    [('5 + 7 = 12', [0], False), ('12', [0], False), ('12 - 3 = 9', [0], True)]
+    >>> [(c.node.text, sorted(c.hits)) for c in ev.candidates]
+    [('5 + 7 = 12', [0]), ('12', [0])]
     >>> ev.stats["final_answer"], ev.answer_at
-    (1, [0.9259])
+    (2, [0.9259])
 """
 
 from __future__ import annotations
@@ -46,7 +45,6 @@ class Candidate:
     node: Node
     cluster: Cluster | None  # None for an LLM-proposed node
     hits: dict[int, float] = field(default_factory=dict)  # trajectory index -> relative offset of its first match
-    answer_step: bool = False  # the answer's computation (refine.answer_step): a node only where no other is
 
     @property
     def mined_from(self) -> set[int]:
@@ -176,8 +174,7 @@ def merge_computations(candidates: list[Candidate]) -> list[Candidate]:
                     merged.trajectories[t] = min(offset, merged.trajectories.get(t, offset))
                 merged.contexts += cluster.contexts
                 merged.origins += cluster.origins
-        out.append(Candidate(replace(ranked[0].node, forms=tuple(forms)), merged,
-                             answer_step=any(c.answer_step for c in group)))
+        out.append(Candidate(replace(ranked[0].node, forms=tuple(forms)), merged))
     return out
 
 

@@ -6,9 +6,7 @@ key of :data:`DROP_REASONS`), or ``None``:
 1. **final_answer** (ANSWER) -- the answer in disguise (:mod:`node_builder.asked`: its exact value
    however written, its value in hours or dollars, the ``m/n`` of "find ``m+n``", the value before
    "mod 1000", an expression answer up to term order), and every equation with such a side
-   (``xy = 25``, ``x^2 = 81``): the answer is ``acc``'s business. The computation that yields the
-   answer from other numbers (``5 \times 6 \times 8 = 240``, :func:`answer_step`) is kept, marked: it
-   is a node only where the record has no other (a one-step problem's whole process).
+   (``xy = 25``, ``21 + 49 = 70``): the answer is ``acc``'s business.
 2. **answer_piece** (ANSWER) -- the components of a composite answer (the ``-2`` of ``(-2, 1)``,
    the numbers written in an expression answer), the letters the question combines into the
    answer (``m = 7`` of "find ``m+n``") and the values they take.
@@ -48,10 +46,10 @@ Example:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from fractions import Fraction
 
-from node_builder.asked import Asked, is_power_of_ten, asked, is_answer_form, is_answer_value, member_values, template_parts
+from node_builder.asked import Asked, asked, is_answer_form, template_parts
 from node_builder.hygiene import digit_free, is_identity, malformed, symbols_of
 from node_builder.matcher import (ID, NUM, canonical_key, covered, number_of, numbers_in, rational, split_relation,
                                   surd_value, tokenize_form)
@@ -60,7 +58,7 @@ from node_builder.schema import Node, Problem
 
 DROP_REASONS = ("final_answer", "answer_piece", "trivial", "fragment", "restates_problem", "definition",
                 "false_arithmetic", "unmatched", "below_support", "route", "check", "maximal", "too_common",
-                "generic", "weak", "redundant", "over_cap", "rejected", "unsigned", "answer_step")
+                "generic", "weak", "redundant", "over_cap", "rejected", "unsigned")
 _DEFINITION_CONTEXT = re.compile(r"\b(let|define|denote|set|call|suppose|assume|write|substitut\w*|parametri[sz]\w*)\b"
                                  r"[^.;:\n]*$", re.I)
 _CASE_CONTEXT = re.compile(r"\b(case|if|when|for|try|trying|suppose|assume|say|test|check|whether|consider)\b[^.;:\n]{0,40}$",
@@ -336,8 +334,6 @@ def drop_reason(node: Node, cluster, facts: Facts, pieces: set) -> str | None:
         if _is_fragment(node.text):
             return "fragment"
     sides = _sides(node.text) if node.kind == "equation" else []
-    if sides and answer_step(node, facts, pieces):
-        return None  # the answer's computation: a node only where nothing else is (consensus)
     if sides and (any(is_answer_form(side, q) for side in sides) or solves_to_answer(sides, q)):
         return "final_answer"
     if len(sides) == 2 and any(number_of(side) in pieces for side in sides if number_of(side) is not None):
@@ -420,8 +416,7 @@ def answer_form_parts(candidates, q: Asked) -> set:
 
 
 def drop_candidates(problem: Problem, candidates: list, config: RefineConfig, stats: dict) -> list:
-    """The candidates no rule drops (each drop counted in ``stats`` under its reason); a kept
-    :func:`answer_step` comes back marked ``answer_step = True``."""
+    """The candidates no rule drops (each drop counted in ``stats`` under its reason)."""
     facts = facts_of(problem, config)
     named = _named_numbers(candidates)
     pieces = {x for letter in facts.part_letters for x in named.get(letter, ())}
@@ -431,8 +426,6 @@ def drop_candidates(problem: Problem, candidates: list, config: RefineConfig, st
         reason = drop_reason(candidate.node, candidate.cluster, facts, pieces)
         if reason:
             stats[reason] += 1
-        elif answer_step(candidate.node, facts, pieces):
-            kept.append(replace(candidate, answer_step=True))
         else:
             kept.append(candidate)
     return kept
@@ -450,50 +443,6 @@ def is_arithmetic_for(text: str, values: set) -> bool:
             other_key = canonical_key(other)
             if ("#" in other_key) != _has_identifier(other):  # pure arithmetic or a bare name
                 return True
-    return False
-
-
-def answer_step(node: Node, facts: Facts, pieces: set = frozenset()) -> bool:
-    r"""The computation that yields the answer from other numbers: ``5 \times 6 \times 8 = 240``
-    for "how many outfits" (answer 240), ``2^3 + 7 = 15`` for the ``15`` of the answer ``(15, -29)``.
-
-    One side is a plain number, the gold's exact value (or one of a list's values or a tuple's
-    components); the other is a variable-free computation of it (an operator, no letter) that the
-    statement does not write (``1^{2^{9}} = 1`` restates the question). It is no answer step where
-    the answer is trivially yielded (:mod:`node_builder.asked`): the question asks for ``m+n`` or
-    for last digits ("mod 1000"), an operand is the answer in disguise (``120 / 60 = 2`` for 2
-    hours), a piece of it, or the operands are all trivial (``1 + 1 = 2``). Such a node ships only
-    where the record has no other node (:mod:`node_builder.consensus`): on a one-step problem the
-    computation is the only process there is, and a right answer without it is one with the
-    process missing.
-
-    >>> f = facts_of(Problem("t", "t", "You have 5 shirts, 6 pants and 8 hats. How many outfits?", "240"), RefineConfig())
-    >>> answer_step(Node("", "5 \\times 6 \\times 8 = 240", "equation"), f), answer_step(Node("", "x = 240", "equation"), f)
-    (True, False)
-    """
-    q = facts.asked
-    sides = _sides(node.text) if node.kind == "equation" else []
-    if len(sides) != 2 or q.request is not None or (q.modulus and is_power_of_ten(q.modulus)):
-        return False
-    components = _components(q.gold)
-    targets = {rational(v) for v in member_values(q.gold)} | (set(facts.answer_parts) if len(components) >= 2 else set())
-    if rational(q.gold_value) is not None:
-        targets.add(rational(q.gold_value))
-    for result, work in (sides, sides[::-1]):
-        number = number_of(result)
-        if number is None or number not in targets or number_of(work) is not None:
-            continue
-        value = _exact(work)
-        if value is None or rational(value) != number:
-            continue  # not variable-free, or not a computation of that number
-        operands = numbers_in(work)
-        if not operands or operands <= facts.trivial or operands & pieces:
-            continue
-        if any(x != number and is_answer_value(((1, x),), str(x), q) for x in operands):
-            continue  # the answer in other units, or its square, converted back
-        if covered_in(facts, work):
-            continue  # the question's own expression
-        return True
     return False
 
 
