@@ -531,8 +531,8 @@ def write_sheets(benchmark: str, sources: list[str], out_dir: Path, parts: int =
                  revise: dict[str, Verdicts] | None = None, unread: dict[str, Verdicts] | None = None,
                  shipped: dict[str, list[str]] | None = None, ids: set[str] | None = None) -> dict:
     """Sheets ``sheet1.md..`` of every problem with signable candidates (not those ``skip`` covers;
-    with ``ids``, only those problems)
-    and ``candidates.json`` (problem id -> candidate texts in sheet order) in ``out_dir``; with
+    with ``ids``, only those problems) and ``candidates.json`` (problem id -> candidate texts in
+    sheet order) in ``out_dir``; with
     ``revise``, revision sheets of the problems those verdicts cover, each candidate with its label
     (``revise.json`` marks the folder: its answers change only the labels they name); with
     ``unread``, sheets of the candidates of the problems those verdicts cover that they do not label
