@@ -34,6 +34,18 @@ final answers of five real runs with the earliest wrong paragraph labelled in
 ``benchmarks/data/model_step_labels.json`` (a second reader; the file says how), and as many
 right answers of each run (taken as error-free), split into paragraphs (:func:`paragraph_steps`).
 
+**Independently labelled solutions** (``benchmarks/data/independent_step_labels.jsonl``, ProcessBench's
+layout, so ``python -m consensus_metrics locate --solutions`` reads it as it is): 15 wrong and 15 right
+answers (our ``acc``) of each of six runs used nowhere above (GSM8K: GPT-4 and gpt-3.5-turbo of
+Faithful-CoT, text-davinci-003 of Re-reading; MATH-500: Qwen2.5-32B-Instruct, Rho-Math-7B's
+chain of thought, Sky-T1-32B-short), fixed order (CRC-32 of the trajectory's ``file:line``), 2 to 20
+steps of :func:`consensus_metrics.steps.split_steps` and at most 5,000 characters; every step of
+each solution read by one of six reviewer sessions that never saw the rules, the code or the
+locator's output, with ProcessBench's guideline (``why`` gives the error; two GSM8K rows whose
+gold answer the reviewer found wrong are left out). Right answers may hold an error and wrong
+ones none, as in ProcessBench. The same guideline gave a second, blind reading of the wrong answers
+of the model-written set above (``second`` in its label file): how far two readers agree.
+
 The error-free side is also measured where ProcessBench's comes from, model-written solutions:
 the right answers (our ``acc``) of four real runs in ``RAW/trajectories`` (SkyThought's greedy
 MATH-500 runs of Qwen2.5-14B-Instruct, Qwen2.5-Math-7B and gemma-2-27b-it; Rho-Math-7B's GSM8K
@@ -71,6 +83,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(os.path.dirname(HERE), "lm_eval_tasks", "consensusbench", "data")
 LABELS = os.path.join(HERE, "data", "gsm8k_autorace_step_labels.json")
 MODEL_LABELS = os.path.join(HERE, "data", "model_step_labels.json")
+INDEPENDENT = os.path.join(HERE, "data", "independent_step_labels.jsonl")
 AUTORACE = os.path.join("trajectories", "llm_reasoners", "process", "gsm8k_human_labels@6538cc0.jsonl")
 PRMBENCH = os.path.join("trajectories", "prmbench", "process")
 BAD: list[str] = []
@@ -197,6 +210,7 @@ def model_rows(raw: str, records, budget: float):
                 raise SystemExit(f"{MODEL_LABELS}: {path}:{item['line']} names another question")
             steps, owner = paragraph_steps(text)
             rows.append({"problem": problem, "steps": steps, "label": owner[item["label"]], "verdict": False,
+                         "second": (item.get("second") or {}).get("step"),
                          "benchmark": item["benchmark"], "run": path,
                          "half": zlib.crc32(problem_key(problem).encode()) % 2})
         right = []
@@ -219,6 +233,29 @@ def model_rows(raw: str, records, budget: float):
         t = time.process_time()
         item["loc"] = locate_first_error(item["steps"], record["nodes"], answer_correct=item["verdict"],
                                          problem=item["problem"], budget_s=budget, gold=record["answer"])
+        item["cpu_ms"] = (time.process_time() - t) * 1000
+        item["naive"] = _naive(item["loc"], item["verdict"])
+    return rows
+
+
+def independent_rows(records, budget: float):
+    """The rows of :data:`INDEPENDENT` (ProcessBench's layout: every step of wrong *and* right answers
+    read by a reviewer; ``final_answer_correct`` is our ``acc``), located; adds ``verdict``,
+    ``label``, ``benchmark``, ``generator``, ``loc``, ``cpu_ms``, ``naive``."""
+    rows = []
+    for row in read_labelled_solutions(INDEPENDENT):
+        if not isinstance(row, LabelledSolution):
+            raise SystemExit(f"{row.where}: {row.reason}")
+        rows.append({"row": row, "label": row.label, "verdict": row.answer_correct, "benchmark": row.subset})
+    with open(INDEPENDENT, encoding="utf-8") as handle:
+        for item, line in zip(rows, handle):
+            item["generator"] = json.loads(line)["generator"]
+    settle()
+    for item in rows:
+        row, record = item["row"], records[problem_key(item["row"].problem)]
+        t = time.process_time()
+        item["loc"] = locate_first_error(row.steps, record["nodes"], answer_correct=item["verdict"], problem=row.problem,
+                                         budget_s=budget, gold=record["answer"])
         item["cpu_ms"] = (time.process_time() - t) * 1000
         item["naive"] = _naive(item["loc"], item["verdict"])
     return rows
@@ -352,6 +389,32 @@ def main(argv=None) -> int:
     late = sum(1 for i in wrong if i["loc"].step is not None and i["loc"].step > i["label"])
     print(f"wrong answers {len(wrong)}: exact step {pct(figures(wrong)['erroneous_acc'])} %, {early} named too early, "
           f"{late} too late, {sum(1 for i in wrong if i['loc'].step is None)} none; signals that named the step: {kinds_of(model)}")
+    second = [i for i in wrong if i["second"] is not None]
+    if second:
+        agree = sum(1 for i in second if i["second"] == i["label"])
+        print(f"second reader (independent, blind to the first labels): the same step on {agree} of {len(second)} "
+              f"wrong answers; F1 against its labels:")
+        for bench in ("gsm8k", "math500"):
+            mine = [i if i["label"] == -1 else {**i, "label": i["second"]}
+                    for i in model if i["benchmark"] == bench and (i["label"] == -1 or i["second"] is not None)]
+            print(line(f"  {'GSM8K' if bench == 'gsm8k' else 'MATH-500'}, second reader", mine))
+
+    print("\n== independently labelled model-written solutions: benchmarks/data/independent_step_labels.jsonl "
+          "(runs not used above; every step of wrong and right answers read by reviewers who never saw the rules)")
+    fresh = independent_rows(records, args.budget)
+    for bench in ("gsm8k", "math500"):
+        mine = [i for i in fresh if i["benchmark"] == bench]
+        print(line(f"{'GSM8K' if bench == 'gsm8k' else 'MATH-500'} ({len(mine)} solutions)", mine))
+        for generator in dict.fromkeys(i["generator"] for i in mine):
+            print(line(f"  {generator}", [i for i in mine if i["generator"] == generator]))
+    wrong = [i for i in fresh if i["label"] != -1 and i["verdict"] is False]
+    early = sum(1 for i in wrong if i["loc"].step is not None and i["loc"].step < i["label"])
+    late = sum(1 for i in wrong if i["loc"].step is not None and i["loc"].step > i["label"])
+    print(f"wrong answers with a labelled step {len(wrong)}: exact step {pct(figures(wrong)['erroneous_acc'])} %, "
+          f"{early} named too early, {late} too late, {sum(1 for i in wrong if i['loc'].step is None)} none; "
+          f"right answers with a labelled error {sum(1 for i in fresh if i['label'] != -1 and i['verdict'])}, "
+          f"wrong answers labelled error-free {sum(1 for i in fresh if i['label'] == -1 and not i['verdict'])}; "
+          f"signals that named the step: {kinds_of(fresh)}")
 
     print("\n== error-free side on model-written right answers (paragraphs; a named step is a false computation)")
     right = right_answers(args.raw, records, args.budget)
@@ -364,7 +427,8 @@ def main(argv=None) -> int:
             print(f"  {name}: {loc.reason[:110]}")
 
     print("\n== cost per solution (CPU, one process, first pass)")
-    for name, items in (("GSM8K chains", gsm), ("PRMBench solutions", prm), ("model-written", model)):
+    for name, items in (("GSM8K chains", gsm), ("PRMBench solutions", prm), ("model-written", model),
+                        ("independent set", fresh)):
         ms = sorted(i["cpu_ms"] for i in items)
         steps = statistics.mean(i["loc"].n_steps for i in items)
         print(f"{name:20s} locate_first_error mean {statistics.mean(ms):.2f} ms, median {ms[len(ms) // 2]:.2f}, "

@@ -132,3 +132,25 @@ def test_unusable_inputs_one_line_exit_2(files):
         assert proc.returncode == 2, (args, proc.stdout, proc.stderr)
         assert message in proc.stderr, (args, proc.stderr)
         assert "Traceback" not in proc.stderr
+
+
+def test_shipped_independent_labels_read_whole(tmp_path):
+    """benchmarks/data/independent_step_labels.jsonl (ProcessBench's layout; bench_locate.py's
+    independent set) is read by the command with the shipped node files: every row usable, every
+    problem found, both subsets scored."""
+    from pathlib import Path
+    repo = Path(__file__).resolve().parent.parent
+    data = repo / "lm_eval_tasks" / "consensusbench" / "data"
+    labels = repo / "benchmarks" / "data" / "independent_step_labels.jsonl"
+    rows = [json.loads(line) for line in labels.read_text(encoding="utf-8").splitlines()]
+    assert {r["subset"] for r in rows} == {"gsm8k", "math500"}
+    assert all(r["why"] and r["reviewer"] and r["source"] for r in rows)
+    proc = run(tmp_path, "--data", str(data / "gsm8k.jsonl"), str(data / "math500.jsonl"), "--solutions", str(labels))
+    assert proc.returncode == 0, proc.stderr
+    assert f"located the first wrong step of {len(rows)} solutions" in proc.stdout
+    assert "bad rows" not in proc.stdout and "not in --data" not in proc.stdout
+    subsets = {line.split()[0]: line.split() for line in proc.stdout.splitlines() if line.split()[:1] in (["gsm8k"], ["math500"])}
+    for name in ("gsm8k", "math500"):
+        erroneous, error_free = int(subsets[name][1]), int(subsets[name][3])
+        assert erroneous + error_free == sum(1 for r in rows if r["subset"] == name)
+        assert erroneous == sum(1 for r in rows if r["subset"] == name and r["label"] >= 0)
