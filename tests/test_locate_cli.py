@@ -149,7 +149,8 @@ def test_shipped_independent_labels_read_whole(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert f"located the first wrong step of {len(rows)} solutions" in proc.stdout
     assert "bad rows" not in proc.stdout and "not in --data" not in proc.stdout
-    subsets = {line.split()[0]: line.split() for line in proc.stdout.splitlines() if line.split()[:1] in (["gsm8k"], ["math500"])}
+    subsets = {line.split()[0]: line.split() for line in proc.stdout.splitlines()
+               if line.split()[:1] in (["gsm8k"], ["math500"])}
     for name in ("gsm8k", "math500"):
         erroneous, error_free = int(subsets[name][1]), int(subsets[name][3])
         assert erroneous + error_free == sum(1 for r in rows if r["subset"] == name)
