@@ -43,7 +43,7 @@ from .relations import SEP, equality_runs
 from .side_pairs import best_pair
 from .text_index import _form_commutative_key
 from .surds import rational, surd_value
-from .worded import OPENERS, told_across, told_at, word_anchors
+from .worded import BACK_REFERENCES, OPENERS, told_across, told_after, told_at, word_anchors
 
 #: Equality runs one node may link (a larger class gives no credit).
 MAX_RUNS = 24
@@ -54,6 +54,7 @@ MAX_STEPS = 3
 MAX_PRODUCERS = 4
 _EQUALITY_ANCHORS = ("=",)
 _OPENER_ANCHORS = tuple(OPENERS)  # word anchors of a sentence that gives the result of the one before
+_BACK_ANCHORS = tuple(BACK_REFERENCES)  # word anchors of a sentence that refers back to the one before
 
 
 class _Run(NamedTuple):
@@ -309,6 +310,30 @@ class ChainFollower:
             at = told_across((prev.keys, prev.kinds), (toks.keys, toks.kinds), operands, result)
             if at is not None:
                 return before[0] + (prev.starts[0] if prev.starts else 0), start + toks.ends[at]
+        # one operand referred back to: the number the sentence before ends on ("... 40,000
+        # kilometers. Half of that is 20,000.")
+        operand_anchors = groups[len(result_groups):]
+        if len(operand_anchors) != sum(operands.values()):
+            return None  # (an operand with no anchor of its own: a percentage of a fraction)
+        for k in range(len(operand_anchors)):
+            if self.tokenised >= MAX_SEGMENTS:
+                break
+            rest = operand_anchors[:k] + operand_anchors[k + 1:]
+            for start, index in self._indexes((result_groups[0], _BACK_ANCHORS, *rest)):
+                self.deadline.check()
+                if self.tokenised >= MAX_SEGMENTS:
+                    break
+                before = self.segment_before(start, (operand_anchors[k],))
+                if before is None:
+                    continue
+                first = self.index_of(before[0], before[1], True)
+                if first is None:
+                    continue
+                self.tokenised += 1
+                toks, prev = index.toks, first.toks
+                at = told_after((prev.keys, prev.kinds), (toks.keys, toks.kinds), operands, result)
+                if at is not None:
+                    return before[0] + (prev.starts[0] if prev.starts else 0), start + toks.ends[at]
         return None
 
     def _expands_to(self, leaves: Counter, want: Counter, depth: int, failed: set | None = None) -> bool:

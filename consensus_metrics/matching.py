@@ -315,9 +315,12 @@ def follow_chains(text: str, nodes: list[Node], flat, open_nodes: set, indexes: 
         return index
 
     def segment_before(start: int, groups) -> tuple[int, int] | None:
-        if start <= 0:
+        at = start - 1
+        while at >= 0 and text[at] in " \t\r\n.?!":  # back over the cut: around() reads a segment's own text
+            at -= 1
+        if at < 0:
             return None
-        before = known.around(start - 1)
+        before = known.around(at)
         return before if before[1] <= start and text_may_contain(text[before[0]:before[1]], groups) else None
 
     follower = ChainFollower(segments_with, index_of, deadline, segment_before)

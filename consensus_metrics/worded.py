@@ -23,7 +23,9 @@ equals -- when one sentence (a matcher segment)
   numbers joined by "of" pick, they do not multiply; docs/SPEC.md §3 rule 1).
 
 The result may also be the first number of the next sentence, when that sentence opens by
-referring back ("... we can multiply 72 by 11/8. This gives us a total of $99": :func:`told_across`).
+referring back ("... we can multiply 72 by 11/8. This gives us a total of $99": :func:`told_across`),
+and one operand may be the number the sentence before ends on, when the sentence refers back to it
+("... is 40,000 kilometers. Half of that is 20,000 kilometers": :func:`told_after`).
 
 The operation itself is not read: which numbers a sentence puts together, and the true result
 after them, is what it states. Precision rests on the numbers: a sentence of another problem
@@ -160,6 +162,51 @@ def told_at(keys, kinds, operands: Counter, result: Fraction) -> tuple[int, int]
                 last = i
                 break
     return None
+
+
+#: Words by which a sentence refers back to the number the sentence before it ended on ("Half of
+#: that is 20,000", "twice as many, so 250", "two seconds slower than Lee, so he ran it in 40").
+BACK_REFERENCES = frozenset("~" + w for w in ("that", "this", "it", "its", "them", "these", "those", "as", "than"))
+
+
+def told_after(first, second, operands: Counter, result: Fraction) -> int | None:
+    """The token index in ``second`` of ``result`` where ``second`` tells the computation with one
+    operand referred back to: the last number of ``first`` (the sentence before; digits, ``p%``
+    also as ``p/100``) is one of ``E``'s numbers, ``second`` holds the others and ``v`` (the tests
+    of :func:`told_at`, with that number put in front of it) and, before ``v``, a word of
+    :data:`BACK_REFERENCES`; ``None`` otherwise. "The Affenpinscher weighed 10 pounds. The
+    Dachshund weighed twice as much, so it weighed 20 pounds." tells ``10 * 2 = 20``.
+
+    >>> from consensus_metrics.normalize import tokenize_form
+    >>> a = tokenize_form("The circumference of the earth is 40,000 kilometers.")
+    >>> b = tokenize_form("Half of that is 20,000 kilometers.")
+    >>> told_after(a, b, Counter({40000: 1, 2: 1}), Fraction(20000))
+    4
+    >>> told_after(a, tokenize_form("Half of 30,000 is 20,000."), Counter({40000: 1, 2: 1}), Fraction(20000))
+    >>> told_after(tokenize_form("He is 40,000 km away, 3 days."), b, Counter({40000: 1, 2: 1}), Fraction(20000))
+    >>> told_after(tokenize_form("funding for the first 5 months."), tokenize_form(
+    ...     "It takes 10 times that long and after those first 5 took 50% more."), Counter({5: 1, 10: 1}), Fraction(50))
+    """
+    (keys_a, kinds_a), (keys_b, kinds_b) = first, second
+    last = next((i for i in range(len(kinds_a) - 1, -1, -1) if kinds_a[i] == NUM), None)
+    if last is None:
+        return None
+    value = key_value(keys_a[last])
+    percent = last + 1 < len(keys_a) and keys_a[last + 1] == "%"
+    if value is None or not (operands[value] or percent and operands[value / 100]):
+        return None
+    numbers_b = sentence_numbers(keys_b, kinds_b) or ()
+    if any(value in values or value / 100 in values for _, values, word in numbers_b if not word):
+        return None  # the sentence writes that number itself: it refers to nothing before
+    keys = [keys_a[last]] + (["%"] if percent else []) + list(keys_b)
+    kinds = [NUM] + ([MISC] if percent else []) + list(kinds_b)
+    found = told_at(keys, kinds, operands, result)
+    if found is None or found[0] != 0:
+        return None  # the number referred back to is an operand, the first one read
+    shift = 2 if percent else 1
+    if not any(key in BACK_REFERENCES for key in keys[shift:found[1]]):
+        return None
+    return found[1] - shift
 
 
 #: Words a sentence opens with when it gives the result of the sentence before it ("This gives

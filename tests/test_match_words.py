@@ -76,6 +76,35 @@ NOT_ACROSS = [
 ]
 
 
+# one operand referred back to: the number the sentence before ends on (verbatim from correct GSM8K
+# solutions of text-davinci-003, Faithful-CoT / Re-reading runs, whose node the matcher missed)
+BACK = [
+    ("The circumference of the earth is 40,000 kilometers. Half of that is 20,000 kilometers.", "40,000/2 = 20,000"),
+    ("The Affenpinscher weighed 10 pounds. The Dachshund weighed twice as much, so it weighed 20 pounds.",
+     "10 * 2 = 20"),
+    ("Lee runs the 400-meter hurdles in 38 seconds. Gerald used to be two seconds slower than Lee, so he used to "
+     "run it in 40 seconds.", "38 + 2 = 40"),
+    ("Ray had 25 lollipops. He kept 5 lollipops, so that leaves 20 lollipops.", "25 - 5 = 20"),
+    # the sentence before is found by itself, not only where another node's search delimited it
+    ("John takes 5 minutes to get to the first side. The second and third sides each take twice as long, so that's "
+     "10 minutes.", "2 \\times 5 = 10"),
+    ("The car in the fast lane is traveling at 60 miles/hour. The car in the slow lane is traveling at half that "
+     "speed, which is 30 miles/hour.", "60 / 2 = 30"),
+]
+
+NOT_BACK = [
+    ("Ray had 25 lollipops. He kept 5 lollipops, so Tom has 20 lollipops.", "25 - 5 = 20"),  # no word refers back
+    ("Ray had 25 lollipops and 3 pears. He kept 5 lollipops, so that leaves 20.", "25 - 5 = 20"),  # 25 does not end it
+    ("Ray had 25 lollipops. It rained. He kept 5 lollipops, so that leaves 20.", "25 - 5 = 20"),  # not the sentence before
+    ("Ray had 25 lollipops. He kept 5 lollipops, so that leaves 21 lollipops.", "25 - 5 = 20"),  # another value
+    ("Ray had 25 lollipops. So that is 20, and he kept 5.", "25 - 5 = 20"),  # an operand after the result
+    ("Ray had 25 lollipops. He kept 5, so that is 20 more than 0.", "25 - 5 = 20"),  # it compares on
+    # the sentence writes the number itself (GSM8K test/611's problem statement: no 5 * 10 = 50 told)
+    ("He gets initial funding of $100,000 for the first 5 months of research.  His research ends up taking 10 times "
+     "that long and every month after those first 5 took 50% more funding per month.", "5*10=50"),
+]
+
+
 @pytest.mark.parametrize("text, node", POSITIVE)
 def test_a_computation_told_in_words_is_covered(text, node):
     match = match_nodes(text, [node])[0]
@@ -97,6 +126,18 @@ def test_a_result_given_by_the_next_sentence_is_covered(text, node):
 
 @pytest.mark.parametrize("text, node", NOT_ACROSS)
 def test_no_credit_across_sentences_that_do_not_give_the_result(text, node):
+    assert not match_nodes(text, [node])[0].covered
+
+
+@pytest.mark.parametrize("text, node", BACK)
+def test_an_operand_the_sentence_before_ends_on_is_referred_back_to(text, node):
+    match = match_nodes(text, [node])[0]
+    assert match.covered and match.via == "words"
+    assert match.start == 0 and text[match.start:match.end].endswith(node.split("=")[-1].strip())
+
+
+@pytest.mark.parametrize("text, node", NOT_BACK)
+def test_no_credit_for_an_operand_before_without_a_reference_back(text, node):
     assert not match_nodes(text, [node])[0].covered
 
 
