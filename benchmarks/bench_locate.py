@@ -240,24 +240,17 @@ def model_rows(raw: str, records, budget: float):
 
 def independent_rows(records, budget: float):
     """The rows of :data:`INDEPENDENT` (ProcessBench's layout: every step of wrong *and* right answers
-    read by a reviewer; ``final_answer_correct`` is our ``acc``), located; adds ``verdict``,
-    ``label``, ``benchmark``, ``generator``, ``loc``, ``cpu_ms``, ``naive``."""
+    read by a reviewer; ``final_answer_correct`` is our ``acc``), located by :func:`locate_all`;
+    rows carry ``label``, ``benchmark`` and ``generator`` too."""
+    with open(INDEPENDENT, encoding="utf-8") as handle:
+        generators = [json.loads(line)["generator"] for line in handle if line.strip()]
     rows = []
-    for row in read_labelled_solutions(INDEPENDENT):
+    for row, generator in zip(read_labelled_solutions(INDEPENDENT), generators):
         if not isinstance(row, LabelledSolution):
             raise SystemExit(f"{row.where}: {row.reason}")
-        rows.append({"row": row, "label": row.label, "verdict": row.answer_correct, "benchmark": row.subset})
-    with open(INDEPENDENT, encoding="utf-8") as handle:
-        for item, line in zip(rows, handle):
-            item["generator"] = json.loads(line)["generator"]
+        rows.append({"row": row, "label": row.label, "benchmark": row.subset, "generator": generator})
     settle()
-    for item in rows:
-        row, record = item["row"], records[problem_key(item["row"].problem)]
-        t = time.process_time()
-        item["loc"] = locate_first_error(row.steps, record["nodes"], answer_correct=item["verdict"], problem=row.problem,
-                                         budget_s=budget, gold=record["answer"])
-        item["cpu_ms"] = (time.process_time() - t) * 1000
-        item["naive"] = _naive(item["loc"], item["verdict"])
+    locate_all(rows, records, budget)  # every row has its verdict: no answer check runs
     return rows
 
 

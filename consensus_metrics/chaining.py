@@ -294,12 +294,37 @@ class ChainFollower:
         if self.segment_before is None or len(result_groups) != 1:
             return None
         # the result in the sentence after the operands' ("... by 11/8. This gives us $99.")
-        operand_groups = tuple(groups[1:])
-        for start, index in self._indexes((result_groups[0], _OPENER_ANCHORS)):
+        span = self._told_with_sentence_before((result_groups[0], _OPENER_ANCHORS), tuple(groups[1:]),
+                                               told_across, operands, result)
+        if span is not None:
+            return span
+        # one operand referred back to: the number the sentence before ends on ("... 40,000
+        # kilometers. Half of that is 20,000.")
+        operand_anchors = groups[len(result_groups):]
+        if len(operand_anchors) != sum(operands.values()):
+            return None  # (an operand with no anchor of its own: a percentage of a fraction)
+        for k in range(len(operand_anchors)):
+            rest = operand_anchors[:k] + operand_anchors[k + 1:]
+            span = self._told_with_sentence_before((result_groups[0], _BACK_ANCHORS, *rest), (operand_anchors[k],),
+                                                   told_after, operands, result)
+            if span is not None:
+                return span
+        return None
+
+    def _told_with_sentence_before(self, groups, before_groups, tell, operands: Counter,
+                                   result: Fraction) -> tuple[int, int] | None:
+        """The span from the sentence before to the result where a sentence holding the anchor
+        ``groups`` and the one before it (holding ``before_groups``) tell the computation:
+        ``tell`` is :func:`~consensus_metrics.worded.told_across` or
+        :func:`~consensus_metrics.worded.told_after` (the result's token index in the sentence,
+        or ``None``). Each pair tokenised counts against :data:`MAX_SEGMENTS`."""
+        if self.tokenised >= MAX_SEGMENTS:
+            return None
+        for start, index in self._indexes(groups):
             self.deadline.check()
             if self.tokenised >= MAX_SEGMENTS:
                 break
-            before = self.segment_before(start, operand_groups)
+            before = self.segment_before(start, before_groups)
             if before is None:
                 continue
             first = self.index_of(before[0], before[1], True)
@@ -307,33 +332,9 @@ class ChainFollower:
                 continue
             self.tokenised += 1
             toks, prev = index.toks, first.toks
-            at = told_across((prev.keys, prev.kinds), (toks.keys, toks.kinds), operands, result)
+            at = tell((prev.keys, prev.kinds), (toks.keys, toks.kinds), operands, result)
             if at is not None:
                 return before[0] + (prev.starts[0] if prev.starts else 0), start + toks.ends[at]
-        # one operand referred back to: the number the sentence before ends on ("... 40,000
-        # kilometers. Half of that is 20,000.")
-        operand_anchors = groups[len(result_groups):]
-        if len(operand_anchors) != sum(operands.values()):
-            return None  # (an operand with no anchor of its own: a percentage of a fraction)
-        for k in range(len(operand_anchors)):
-            if self.tokenised >= MAX_SEGMENTS:
-                break
-            rest = operand_anchors[:k] + operand_anchors[k + 1:]
-            for start, index in self._indexes((result_groups[0], _BACK_ANCHORS, *rest)):
-                self.deadline.check()
-                if self.tokenised >= MAX_SEGMENTS:
-                    break
-                before = self.segment_before(start, (operand_anchors[k],))
-                if before is None:
-                    continue
-                first = self.index_of(before[0], before[1], True)
-                if first is None:
-                    continue
-                self.tokenised += 1
-                toks, prev = index.toks, first.toks
-                at = told_after((prev.keys, prev.kinds), (toks.keys, toks.kinds), operands, result)
-                if at is not None:
-                    return before[0] + (prev.starts[0] if prev.starts else 0), start + toks.ends[at]
         return None
 
     def _expands_to(self, leaves: Counter, want: Counter, depth: int, failed: set | None = None) -> bool:

@@ -195,7 +195,9 @@ def told_after(first, second, operands: Counter, result: Fraction) -> int | None
     percent = last + 1 < len(keys_a) and keys_a[last + 1] == "%"
     if value is None or not (operands[value] or percent and operands[value / 100]):
         return None
-    numbers_b = sentence_numbers(keys_b, kinds_b) or ()
+    numbers_b = sentence_numbers(keys_b, kinds_b)
+    if numbers_b is None:
+        return None  # a sentence that writes a relation is the token rules' to judge
     if any(value in values or value / 100 in values for _, values, word in numbers_b if not word):
         return None  # the sentence writes that number itself: it refers to nothing before
     keys = [keys_a[last]] + (["%"] if percent else []) + list(keys_b)

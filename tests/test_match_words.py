@@ -117,27 +117,17 @@ def test_no_credit_for_numbers_that_tell_no_computation(text, node):
     assert not match_nodes(text, [node])[0].covered
 
 
-@pytest.mark.parametrize("text, node", ACROSS)
-def test_a_result_given_by_the_next_sentence_is_covered(text, node):
+@pytest.mark.parametrize("text, node", ACROSS + BACK)
+def test_a_computation_told_across_two_sentences_is_covered(text, node):
+    """The result opening the next sentence (ACROSS), or an operand the sentence before ends on
+    (BACK): the match runs from the sentence before to the result."""
     match = match_nodes(text, [node])[0]
     assert match.covered and match.via == "words"
-    assert text[match.start:match.end].endswith(node.split("=")[-1].strip().lstrip("$"))
+    assert match.start == 0 and text[match.start:match.end].endswith(node.split("=")[-1].strip().lstrip("$"))
 
 
-@pytest.mark.parametrize("text, node", NOT_ACROSS)
-def test_no_credit_across_sentences_that_do_not_give_the_result(text, node):
-    assert not match_nodes(text, [node])[0].covered
-
-
-@pytest.mark.parametrize("text, node", BACK)
-def test_an_operand_the_sentence_before_ends_on_is_referred_back_to(text, node):
-    match = match_nodes(text, [node])[0]
-    assert match.covered and match.via == "words"
-    assert match.start == 0 and text[match.start:match.end].endswith(node.split("=")[-1].strip())
-
-
-@pytest.mark.parametrize("text, node", NOT_BACK)
-def test_no_credit_for_an_operand_before_without_a_reference_back(text, node):
+@pytest.mark.parametrize("text, node", NOT_ACROSS + NOT_BACK)
+def test_no_credit_across_sentences_that_do_not_tell_the_computation(text, node):
     assert not match_nodes(text, [node])[0].covered
 
 
