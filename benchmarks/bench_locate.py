@@ -159,7 +159,8 @@ def right_answers(raw: str, records, budget: float):
                 if record is None or not check_answer(text, record["answer"], Deadline(budget))["acc"]:
                     continue
                 out.append((name, locate_first_error(text, record["nodes"], answer_correct=True,
-                                                     problem=row["question"], budget_s=budget, gold=record["answer"])))
+                                                     problem=row["question"], budget_s=budget, gold=record["answer"],
+                                                     computations=record["computations"])))
     return out
 
 
@@ -232,7 +233,8 @@ def model_rows(raw: str, records, budget: float):
         record = records[problem_key(item["problem"])]
         t = time.process_time()
         item["loc"] = locate_first_error(item["steps"], record["nodes"], answer_correct=item["verdict"],
-                                         problem=item["problem"], budget_s=budget, gold=record["answer"])
+                                         problem=item["problem"], budget_s=budget, gold=record["answer"],
+                                         computations=record["computations"])
         item["cpu_ms"] = (time.process_time() - t) * 1000
         item["naive"] = _naive(item["loc"], item["verdict"])
     return rows
@@ -265,7 +267,7 @@ def locate_all(rows, records, budget: float):
         verdict_ms.append((time.perf_counter() - t) * 1000)
         t = time.process_time()
         loc = locate_first_error(row.steps, record["nodes"], answer_correct=item["verdict"], problem=row.problem,
-                                 budget_s=budget, gold=record["answer"])
+                                 budget_s=budget, gold=record["answer"], computations=record["computations"])
         item["cpu_ms"] = (time.process_time() - t) * 1000
         item["loc"] = loc
         item["naive"] = _naive(loc, item["verdict"])

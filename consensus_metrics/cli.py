@@ -63,7 +63,7 @@ from .locate import locate_in_score
 from .metrics import aggregate_scores
 from .nodes import coerce_nodes
 from .outputs import LockedOutput, OutputPathError, OutputWriteError, check_output_file
-from .records import InputFileError, check_answer_field, check_input_file, iter_jsonl, loads
+from .records import InputFileError, check_answer_field, check_computations, check_input_file, iter_jsonl, loads
 from .tokens import load_tokenizer, tokenizer_name
 
 _TEXT_KEYS = ("completion", "text", "response", "output")
@@ -129,9 +129,17 @@ def load_problems(paths, counters: dict) -> dict:
                 _warn(f"{path}:{lineno}: problem {pid!r}: {exc}; skipped")
                 counters["bad_problems"] += 1
                 continue
+            try:
+                computations = check_computations(rec.get("computations"), f"{path}:{lineno}: problem {pid!r}")
+            except ValueError as exc:
+                _warn(f"{exc}; skipped")
+                counters["bad_problems"] += 1
+                continue
             benchmark = str(rec.get("benchmark", os.path.basename(path)))
-            identity = _digest(json.dumps({"answer": answer, "nodes": rec.get("nodes") or [], "benchmark": benchmark},
-                                          sort_keys=True, ensure_ascii=False))
+            inputs = {"answer": answer, "nodes": rec.get("nodes") or [], "benchmark": benchmark}
+            if computations:  # they move first_error: a row located without them is another input's
+                inputs["computations"] = computations
+            identity = _digest(json.dumps(inputs, sort_keys=True, ensure_ascii=False))
             if str(pid) in defined_at:
                 first = problems[str(pid)]
                 if first["sha"] != identity:
@@ -142,6 +150,7 @@ def load_problems(paths, counters: dict) -> dict:
                 counters["repeated_problems"] += 1
                 continue
             problems[str(pid)] = {"answer": answer, "nodes": nodes, "benchmark": benchmark, "sha": identity,
+                                  "computations": computations,
                                   "problem": rec.get("problem") if isinstance(rec.get("problem"), str) else None}
             defined_at[str(pid)] = f"{path}:{lineno}"
     return problems
@@ -432,7 +441,8 @@ def _score_into(args, completions, problems, wanted, counters, unit, think_forma
                                   think_format=think_format)
         for (pid, j, text), score in zip(todo, scores):
             first_error = locate_in_score(text, problems[pid]["nodes"], score, problems[pid]["problem"],
-                                          budget_s=args.budget, gold=problems[pid]["answer"]).to_json()
+                                          budget_s=args.budget, gold=problems[pid]["answer"],
+                                          computations=problems[pid]["computations"]).to_json()
             row = {"id": pid, "sample": j, "benchmark": problems[pid]["benchmark"], **score,
                    "first_error": first_error, "inputs": wanted[(pid, j)]}
             out.append(json.dumps(row, ensure_ascii=False))

@@ -24,8 +24,10 @@ convicts, or none:
    false): the solution reached nodes up to some step (the *trace*), then went elsewhere. The
    step is the first that states a *new value*: a number that is on no node (no node's value,
    nor a part of a node's first form: ``20 + (80/2) = 60`` holds 20, 40 and 60; nor the gold
-   answer, :func:`path_values`), not in the problem (numbers, number words and their reciprocals
-   and percentages; conversion factors such as 60 and 365) and in no earlier step; a percentage
+   answer, :func:`path_values`; nor a value of the record's ``computations``, the arithmetic
+   steps two voices' correct solutions write, parts included: :func:`computation_values`), not
+   in the problem (numbers, number words and their reciprocals and percentages; conversion
+   factors such as 60 and 365) and in no earlier step; a percentage
    ``p%`` whose ``p/100`` is known is not new, nor 0 or 1 written but not computed -- counted
    from the start when the nodes account for at least :data:`DENSE_SHARE` of the values the
    solution states up to its last node (dense nodes: a value on none of them is suspect), else
@@ -36,8 +38,8 @@ convicts, or none:
 
 The earliest convicted step wins. With the answer unknown only signals 1 and 2 speak, with it right
 only signal 1.
-A problem without nodes gets signals 1 and 3 (new values are then those not in the problem);
-the reason says so.
+A problem without nodes gets signals 1 and 3 (new values are then those not in the problem nor
+in its ``computations``); the reason says so.
 
 The result (:class:`Location`) names the step (0-based), the kind of signal, a reason a person
 can check (the false computation, the node contradicted, where the path ends), the node, and the
@@ -80,6 +82,9 @@ MAX_PART_TOKENS = 80
 MAX_PROBLEM_CHARS = 4000
 #: Signals kept in :attr:`Location.signals` (the first ones).
 MAX_SIGNALS = 16
+#: Most ``computations`` read per problem (the first ones), and their longest text (characters).
+MAX_COMPUTATIONS = 64
+MAX_COMPUTATION_CHARS = 200
 
 KINDS = ("false_computation", "contradicts_node", "leaves_path")
 
@@ -206,7 +211,8 @@ def node_facts(nodes: tuple[Node, ...]) -> _NodeFacts:
 
 
 def locate_first_error(solution, nodes=(), answer_correct: bool | None = None, problem: str | None = None,
-                       matches=None, budget_s: float | None = DEFAULT_BUDGET_S, gold: str | None = None) -> Location:
+                       matches=None, budget_s: float | None = DEFAULT_BUDGET_S, gold: str | None = None,
+                       computations=()) -> Location:
     """The earliest erroneous step of ``solution`` (module doc), or none.
 
     Args:
@@ -221,26 +227,31 @@ def locate_first_error(solution, nodes=(), answer_correct: bool | None = None, p
             this very text (the score path passes them; ``None``: match here, without the
             symbolic fallback).
         budget_s: hard time limit in seconds (``None``: unlimited).
+        computations: the record's ``computations`` (docs/SPEC.md §2: arithmetic steps that two
+            voices' correct solutions write, such as ``1.6 * 400 = 640``); their values are on
+            the path for signal 3, and nothing else reads them. Optional.
 
     Returns:
         A :class:`Location`. Raises ``TypeError`` when ``solution`` is neither a ``str`` nor a
-        list of ``str`` (naming the step), ``TypeError``/``ValueError`` for a malformed node.
+        list of ``str`` (naming the step), ``TypeError``/``ValueError`` for a malformed node or
+        a computation that is not a string.
     """
     if isinstance(solution, str):
         text, steps = solution, split_steps(solution)
     else:
         text, steps = steps_from_list(solution)
     nodes = tuple(coerce_nodes(nodes))
+    computed = computation_values(tuple(_checked_computations(computations)))
     deadline = Deadline(budget_s)
     try:
         return _locate(text, steps, nodes, answer_correct, problem if isinstance(problem, str) else "",
-                       matches, deadline, gold if isinstance(gold, str) else "")
+                       matches, deadline, gold if isinstance(gold, str) else "", computed)
     except BudgetExceeded:
         return Location(None, None, "out of time", n_steps=len(steps), timed_out=True)
 
 
 def _locate(text: str, steps: list[Step], nodes: tuple, answer_correct, problem: str, matches,
-            deadline: Deadline, gold: str = "") -> Location:
+            deadline: Deadline, gold: str = "", computed: frozenset = frozenset()) -> Location:
     n = len(steps)
     if not n:
         return Location(None, None, "no step: the solution is empty")
@@ -268,7 +279,7 @@ def _locate(text: str, steps: list[Step], nodes: tuple, answer_correct, problem:
     # with a right answer a node's quantity given another value is another quantity of the same name
     signals = _strong_signals(facts, known if answer_correct is not True else None, pinned)
     if answer_correct is False:
-        path = _leaves_path(facts, reached, path_values(nodes, gold), given, bool(nodes), n)
+        path = _leaves_path(facts, reached, path_values(nodes, gold) | computed, given, bool(nodes), n)
         if path is not None:
             signals.append(path)
     signals.sort(key=lambda s: s[0])
@@ -281,12 +292,14 @@ def _locate(text: str, steps: list[Step], nodes: tuple, answer_correct, problem:
 
 
 def locate_in_score(text: str, nodes, score: dict, problem: str | None = None,
-                    budget_s: float | None = DEFAULT_BUDGET_S, gold: str | None = None) -> Location:
+                    budget_s: float | None = DEFAULT_BUDGET_S, gold: str | None = None,
+                    computations=()) -> Location:
     """:func:`locate_first_error` for a trajectory already scored by
     :func:`~consensus_metrics.metrics.score_trajectory`: its node matches (``positions``) and
     its answer verdict (``acc``; unknown when the scoring timed out without a right answer) are
     reused, nothing is matched again. The steps are the paragraphs of the whole text, thinking
-    included, as NCR reads it; ``gold`` is the gold answer (its value is on the path).
+    included, as NCR reads it; ``gold`` is the gold answer (its value is on the path), and
+    ``computations`` the record's (docs/SPEC.md §2).
 
     >>> from consensus_metrics import score_trajectory
     >>> text = "3 + 4 = 7 eggs are used.\\n\\n16 - 7 = 8 are sold, so \\\\boxed{16}"
@@ -302,15 +315,16 @@ def locate_in_score(text: str, nodes, score: dict, problem: str | None = None,
     acc = score.get("acc") if isinstance(score, dict) else None
     verdict = None if acc is None or (score.get("timed_out") and not acc) else bool(acc)
     return locate_first_error(text, nodes, answer_correct=verdict, problem=problem, matches=matches,
-                              budget_s=budget_s, gold=gold)
+                              budget_s=budget_s, gold=gold, computations=computations)
 
 
 def wrong_answer_summary(texts, nodes_list, problems=None, budget_s: float | None = DEFAULT_BUDGET_S,
-                         golds=None) -> dict:
+                         golds=None, computations_list=None) -> dict:
     """Where wrong-answer solutions leave the path, for training logs (never a reward):
     ``left_path`` -- the share of ``texts`` (all with a wrong final answer) with a located step;
     ``left_path_position`` -- the mean relative position of those steps (``None`` when none).
-    ``golds``: the gold answers, one per text (optional).
+    ``golds``: the gold answers, one per text; ``computations_list``: each record's
+    ``computations`` (both optional).
 
     >>> wrong_answer_summary(["3 + 4 = 7.\\n\\n16 - 7 = 8 are sold.", "I give up."], [["3+4=7"], ["3+4=7"]])
     {'left_path': 0.5, 'left_path_position': 1.0}
@@ -318,8 +332,11 @@ def wrong_answer_summary(texts, nodes_list, problems=None, budget_s: float | Non
     texts = list(texts)
     problems = list(problems) if problems is not None else [None] * len(texts)
     golds = list(golds) if golds is not None else [None] * len(texts)
-    located = [locate_first_error(text, nodes, answer_correct=False, problem=problem, budget_s=budget_s, gold=gold)
-               for text, nodes, problem, gold in zip(texts, nodes_list, problems, golds)]
+    computations_list = list(computations_list) if computations_list is not None else [()] * len(texts)
+    located = [locate_first_error(text, nodes, answer_correct=False, problem=problem, budget_s=budget_s, gold=gold,
+                                  computations=computations or ())
+               for text, nodes, problem, gold, computations in zip(texts, nodes_list, problems, golds,
+                                                                    computations_list)]
     positions = [loc.position for loc in located if loc.step is not None]
     return {"left_path": len(positions) / len(texts) if texts else 0.0,
             "left_path_position": sum(positions) / len(positions) if positions else None}
@@ -341,6 +358,41 @@ def path_values(nodes: tuple, gold: str = "") -> frozenset:
             out |= _part_values(*tokenize_form(node.forms[0]))
     if gold:
         value = side_value(*tokenize_form(gold[:200]))
+        if value is not None:
+            out.add(value)
+    return frozenset(out)
+
+
+def _checked_computations(computations) -> list[str]:
+    """The first :data:`MAX_COMPUTATIONS` of a record's ``computations`` (a list or tuple of
+    ``str``; ``None`` is none); a longer text is left out. ``TypeError`` names an item that is not
+    a string."""
+    if computations is None:
+        return []
+    if isinstance(computations, str) or not isinstance(computations, (list, tuple)):
+        raise TypeError(f"computations must be a list of strings, got {type(computations).__name__}")
+    out = []
+    for i, text in enumerate(computations[:MAX_COMPUTATIONS]):
+        if not isinstance(text, str):
+            raise TypeError(f"computations[{i}] must be a string, got {type(text).__name__}")
+        if text.strip() and len(text) <= MAX_COMPUTATION_CHARS:
+            out.append(text)
+    return out
+
+
+@lru_cache(maxsize=4096)
+def computation_values(computations: tuple[str, ...]) -> frozenset:
+    """The values on the path that a record's ``computations`` give (signal 3): each one's sides
+    and parts (bracket groups, terms), as :func:`path_values` reads a node's first form.
+
+    >>> sorted(str(rational(v)) for v in computation_values(("1.6 * 400 = 640", "40 - 36 = 4")))
+    ['36', '4', '40', '640']
+    """
+    out: set = set()
+    for text in computations:
+        keys, kinds = tokenize_form(text)
+        out |= _part_values(keys, kinds)
+        value = side_value(keys, kinds)
         if value is not None:
             out.add(value)
     return frozenset(out)

@@ -45,7 +45,7 @@ from .heap import settle
 from .locate import locate_first_error
 from .nodes import coerce_nodes
 from .outputs import OutputPathError, check_output_file
-from .records import check_answer_field, iter_jsonl
+from .records import check_answer_field, check_computations, iter_jsonl
 from .step_files import BadRow, UnusableFile, read_labelled_solutions
 
 _ANSWER_MARK = re.compile(r"\\boxed|answer is|#\s*Answer|####|\bAnswer\s*:", re.I)
@@ -66,7 +66,7 @@ def problem_key(text: str) -> str:
 
 
 def load_node_records(paths, warn) -> tuple[dict, Counter]:
-    """``{problem key: {"answer", "nodes", "benchmark"}}`` from docs/SPEC.md §2 files; bad lines
+    """``{problem key: {"answer", "nodes", "benchmark", "computations"}}`` from docs/SPEC.md §2 files; bad lines
     and records are reported through ``warn`` and counted; the first record of a problem text wins."""
     records, counts = {}, Counter()
     for path in paths:
@@ -87,6 +87,7 @@ def load_node_records(paths, warn) -> tuple[dict, Counter]:
             try:
                 answer = check_answer_field(rec.get("answer"), where)
                 nodes = coerce_nodes(rec.get("nodes") or [])
+                computations = check_computations(rec.get("computations"), where)
             except (TypeError, ValueError) as err:
                 bad(f"{where}: {err}")
                 continue
@@ -94,7 +95,8 @@ def load_node_records(paths, warn) -> tuple[dict, Counter]:
             if key in records:
                 counts["repeated problems in --data"] += 1
                 continue
-            records[key] = {"answer": answer, "nodes": nodes, "benchmark": str(rec.get("benchmark", ""))}
+            records[key] = {"answer": answer, "nodes": nodes, "benchmark": str(rec.get("benchmark", "")),
+                            "computations": computations}
     return records, counts
 
 
@@ -220,7 +222,7 @@ def _locate_row(row, record, budget_s, tallies, counts, out) -> None:
     if not record["nodes"]:
         counts["problems without nodes"] += 1
     loc = locate_first_error(row.steps, record["nodes"], answer_correct=verdict, problem=row.problem,
-                             budget_s=budget_s, gold=record["answer"])
+                             budget_s=budget_s, gold=record["answer"], computations=record["computations"])
     if loc.timed_out:
         counts["timed out"] += 1
     for name in (row.subset, "ALL"):

@@ -257,7 +257,29 @@ def check_problem(row: dict[str, Any], where: str) -> dict[str, Any]:
          "support": n.support, "position": n.position}
         for n in nodes
     ]
+    row["computations"] = check_computations(row.get("computations"), where)
     return row
+
+
+def check_computations(value, where: str) -> list[str]:
+    """A record's optional ``computations`` (docs/SPEC.md §2: arithmetic steps two voices' correct
+    solutions write; the step locator reads their values): a list of strings, ``[]`` when the
+    field is absent or null; anything else raises ``ValueError`` naming ``where`` and the field.
+
+    >>> check_computations(["4 * 6 = 24"], "f:1"), check_computations(None, "f:1")
+    (['4 * 6 = 24'], [])
+    >>> check_computations(["4 * 6 = 24", 24], "f:3")
+    Traceback (most recent call last):
+    ValueError: f:3: field 'computations' must be a list of strings, got item 24
+    """
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise ValueError(f"{where}: field 'computations' must be a list of strings, got {value!r:.80}")
+    for item in value:
+        if not isinstance(item, str):
+            raise ValueError(f"{where}: field 'computations' must be a list of strings, got item {item!r:.80}")
+    return value
 
 
 def read_problem_file(path: str | Path) -> list[dict[str, Any]]:

@@ -191,6 +191,32 @@ def signable(evidence: Evidence, rule: ConsensusRule, exclude_voice: str | None 
     return [(candidate, k, n) for candidate, k, n, _ in out]
 
 
+#: Most ``computations`` a record lists (the most shared first).
+MAX_COMPUTATIONS = 16
+
+
+def shared_computations(evidence: Evidence, rule: ConsensusRule) -> list[str]:
+    """A record's ``computations`` (docs/SPEC.md §2): the arithmetic steps among the candidates two
+    voices state (:func:`signable`; with a single voice, two of its solutions) -- ``E = v`` with
+    ``E`` free of variables and exactly ``v`` (:func:`~node_builder.evidence.computed_value`) --
+    most shared first, at most :data:`MAX_COMPUTATIONS`. No reviewer signs them and NCR never
+    credits them: they tell the step locator which values correct solutions reach on the way
+    (``1.6 * 400 = 640``), so that a wrong solution's correct step is not taken for its error.
+
+    >>> from node_builder.evidence import gather
+    >>> from node_builder.schema import Problem, Trajectory
+    >>> texts = {"A": "Each box holds 4 * 6 = 24 eggs, so 24 * 3 = 72 eggs. \\boxed{72}",
+    ...          "B": "4 * 6 = 24 per box; three boxes: 72.", "C": "6 * 4 = 24 eggs a box, 72 in all."}
+    >>> p = Problem("t/1", "t", "A box has 4 rows of 6 eggs. How many eggs are in 3 boxes?", "72",
+    ...             trajectories=[Trajectory(t, f"model:{v}", True, voice=v) for v, t in texts.items()])
+    >>> shared_computations(gather(p), ConsensusRule())
+    ['4 * 6 = 24']
+    """
+    steps = [candidate.node.text for candidate, _k, _n in signable(evidence, rule)
+             if computed_value(candidate.node) is not None]
+    return list(dict.fromkeys(steps))[:MAX_COMPUTATIONS]
+
+
 def select(evidence: Evidence, rule: ConsensusRule, exclude_voice: str | None = None,
            signed: dict[str, str] | None = None) -> Selection:
     """The consensus nodes of ``evidence`` under ``rule``, optionally as if ``exclude_voice``

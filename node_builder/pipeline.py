@@ -38,7 +38,7 @@ import sys
 from dataclasses import asdict, dataclass, field
 
 from node_builder import BUILDER_VERSION
-from node_builder.consensus import ConsensusRule, Selection, select
+from node_builder.consensus import ConsensusRule, Selection, select, shared_computations
 from node_builder.evidence import Evidence, gather
 from node_builder.filter import filter_problem
 from node_builder.finalize import COMMON_SHARE, finalize_records
@@ -124,7 +124,8 @@ def _note(problem: Problem, correct: list, rejected: list, selection: Selection 
 
 def record_of(evidence: Evidence, selection: Selection, config: BuildConfig, llm_info: dict | None = None,
               signed: bool = False) -> dict:
-    """The docs/SPEC.md §2 record of one problem from its evidence and the chosen nodes."""
+    """The docs/SPEC.md §2 record of one problem from its evidence and the chosen nodes (and the
+    arithmetic steps two voices share, :func:`~node_builder.consensus.shared_computations`)."""
     problem, correct = evidence.problem, evidence.trajectories
     refine_stats = {"candidates": evidence.stats.get("candidates", 0)}
     refine_stats.update({reason: evidence.stats.get(reason, 0) + selection.stats.get(reason, 0)
@@ -147,7 +148,8 @@ def record_of(evidence: Evidence, selection: Selection, config: BuildConfig, llm
         "llm": llm_info or {"status": "off", "proposed": 0, "invalid": 0, "rewrites": 0},
         "note": _note(problem, correct, rejected, selection if correct else None),
     }
-    return make_record(problem, selection.nodes, provenance)
+    computations = shared_computations(evidence, config.consensus) if correct else []
+    return make_record(problem, selection.nodes, provenance, computations)
 
 
 def build_record(problem: Problem, config: BuildConfig, llm_extractor=None) -> dict:

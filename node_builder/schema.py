@@ -5,6 +5,7 @@ solutions or generated samples). The pipeline turns it into one JSON record::
 
     {"id", "benchmark", "problem", "answer", "solution", "level", "subject",
      "nodes": [{"id", "text", "kind", "forms", "value", "support", "position", "standalone"}],
+     "computations": ["4 * 6 = 24", ...],   # arithmetic steps two voices share (not nodes)
      "provenance": {"sources", "trajectories", "correct", "extractor", "builder_version", ...}}
 
 Every record has exactly these keys with the same JSON types in every row (``level`` int or null,
@@ -97,7 +98,8 @@ class Skipped:
         return asdict(self)
 
 
-def make_record(problem: Problem, nodes: list[Node], provenance: dict[str, Any]) -> dict[str, Any]:
+def make_record(problem: Problem, nodes: list[Node], provenance: dict[str, Any],
+                computations: list[str] = ()) -> dict[str, Any]:
     """Assemble the docs/SPEC.md §2 record; node ids are ``n1..nk`` in stored (position) order."""
     out_nodes = [replace(node, id=f"n{i}").to_json() for i, node in enumerate(nodes, start=1)]
     return {
@@ -109,5 +111,6 @@ def make_record(problem: Problem, nodes: list[Node], provenance: dict[str, Any])
         "level": problem.level,
         "subject": problem.subject,
         "nodes": out_nodes,
+        "computations": list(computations),
         "provenance": provenance,
     }

@@ -38,9 +38,11 @@ KIND_LABELS = {"false_computation": "false computation", "contradicts_node": "co
                "leaves_path": "leaves the path"}
 
 
-def first_error_of(score: dict, text: str, nodes: list, problem: str | None, gold: str | None = None) -> dict | None:
+def first_error_of(score: dict, text: str, nodes: list, problem: str | None, gold: str | None = None,
+                   computations=None) -> dict | None:
     """The generation's ``first_error``: as logged, else located now for a wrong answer (``None``
-    for a right answer of an old log: the section is about wrong answers); ``gold``: the gold answer."""
+    for a right answer of an old log: the section is about wrong answers); ``gold``: the gold answer,
+    ``computations``: the record's (docs/SPEC.md §2), when the logged doc has them."""
     logged = score.get("first_error")
     if isinstance(logged, dict):
         return logged
@@ -49,7 +51,8 @@ def first_error_of(score: dict, text: str, nodes: list, problem: str | None, gol
     from consensus_metrics import locate_in_score
 
     try:
-        return locate_in_score(text, nodes, score, problem, gold=gold if isinstance(gold, str) else None).to_json()
+        return locate_in_score(text, nodes, score, problem, gold=gold if isinstance(gold, str) else None,
+                               computations=computations if isinstance(computations, list) else None).to_json()
     except (TypeError, ValueError):  # a malformed node of an old log: nothing to say
         return None
 

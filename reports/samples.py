@@ -123,7 +123,8 @@ def _task_rows(run: Run, task: TaskResult) -> tuple[list[dict], list[dict], list
                 "level": _level(doc), "subject": str(doc.get("subject") or ""),
                 "problem": str(doc.get("problem") or ""),
                 "text_len": len(text), "samples_path": str(task.samples_path), "lineno": lineno,
-                "first_error": first_error_of(score, text, nodes, doc.get("problem"), doc.get("answer")),
+                "first_error": first_error_of(score, text, nodes, doc.get("problem"), doc.get("answer"),
+                                              doc.get("computations")),
             })
             covered_set = set(covered)
             for index, node in enumerate(nodes):

@@ -47,10 +47,11 @@ def test_counts_ids_and_schema_types(name):
     assert len(records) == COUNTS[name]
     assert len({r["id"] for r in records}) == len(records)
     types = {"id": str, "benchmark": str, "problem": str, "answer": str, "solution": str, "nodes": list,
-             "provenance": dict}
+             "computations": list, "provenance": dict}
     for r in records:
         assert list(r) == ["id", "benchmark", "problem", "answer", "solution", "level", "subject", "nodes",
-                           "provenance"]
+                           "computations", "provenance"]
+        assert all(isinstance(step, str) and "=" in step for step in r["computations"]), r["id"]
         assert all(isinstance(r[k], t) for k, t in types.items()), r["id"]
         assert r["benchmark"] == name and r["problem"].strip() and r["answer"].strip()
         assert r["level"] is None or isinstance(r["level"], int)

@@ -219,6 +219,43 @@ def test_new_values_before_the_last_node_count_only_where_nodes_are_dense():
     assert (loc.step, loc.kind) == (1, "leaves_path") and loc.reason.startswith("step 2 states 9")
 
 
+# independent_step_labels.jsonl, gsm8k/test/1312 (gpt-3.5-turbo, Faithful-CoT; gold 180): step 1 is
+# right (12 meals a night), step 3 multiplies the meals by the price per reservation
+TOM_PROBLEM = ("Tom's restaurant gets 6 reservations a night.  They normally order 2 meals that cost $5 each and a "
+               "$5 bottle of wine.  How much do they make a week if they are open 2 days a week?")
+TOM = ["Tom's restaurant gets 6 reservations a night, so they serve 6 * 2 = 12 meals a night.",
+       "Each meal costs $5 for 2 meals and $5 for a bottle of wine, so each reservation brings in $15.",
+       "If they are open 2 days a week, they make 12 reservations * $15 per reservation * 2 days = $360 a week. "
+       "The answer is $360."]
+TOM_NODES = ["2*5 = 10", "10+5 = 15", "6*15=90"]
+TOM_COMPUTATIONS = ["10+5 = 15", "2*5 = 10", "6*15=90", "6 * 2 = 12"]  # the record's, as built
+
+
+def test_values_correct_solutions_compute_are_on_the_path():
+    # without the record's computations, the right 12 is a value on no node: named too early
+    assert locate_first_error(TOM, TOM_NODES, answer_correct=False, problem=TOM_PROBLEM, gold="180").step == 0
+    loc = locate_first_error(TOM, TOM_NODES, answer_correct=False, problem=TOM_PROBLEM, gold="180",
+                             computations=TOM_COMPUTATIONS)
+    assert (loc.step, loc.kind) == (2, "leaves_path") and loc.reason.startswith("step 3 states 360")
+    # a value no correct solution computes is still new; the computations credit nothing and
+    # speak only for a wrong answer
+    other = locate_first_error(TOM, TOM_NODES, answer_correct=False, problem=TOM_PROBLEM, gold="180",
+                               computations=["6 * 15 = 90", "90 * 2 = 180"])
+    assert other.step == 0
+    assert locate_first_error(TOM, TOM_NODES, answer_correct=True, computations=TOM_COMPUTATIONS).step is None
+    assert loc.trace == locate_first_error(TOM, TOM_NODES, answer_correct=False, problem=TOM_PROBLEM).trace
+
+
+def test_bad_computations_are_named():
+    for bad, message in (("6 * 2 = 12", "computations must be a list of strings, got str"),
+                         (["6 * 2 = 12", 12], r"computations\[1\] must be a string, got int")):
+        with pytest.raises(TypeError, match=message):
+            locate_first_error(TOM, TOM_NODES, answer_correct=False, computations=bad)
+    # untrusted text: no computation, an over-long one, or None is read as nothing
+    for odd in (None, [], ["", "no numbers here", "1" * 500 + " = 1"]):
+        assert locate_first_error(TOM, TOM_NODES, answer_correct=False, problem=TOM_PROBLEM, computations=odd).step == 0
+
+
 def test_problem_without_nodes_says_so():
     loc = locate_first_error(HOUSE, [], answer_correct=False, problem=HOUSE_PROBLEM)
     assert loc.step == 0 and "the problem has no nodes" in loc.reason  # 130,000 is not in the problem

@@ -115,3 +115,48 @@ def test_score_command_passes_the_gold_answer(tmp_path):
                           capture_output=True, text=True, cwd=tmp_path, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert json.loads((tmp_path / "scores.jsonl").read_text())["first_error"]["step"] == 1
+
+
+# independent_step_labels.jsonl, gsm8k/test/1312 (gold 180) with its shipped nodes and computations:
+# step 1's 12 meals is right, step 3 is the error; every consumer hands the record's computations on
+TOM_PROBLEM = ("Tom's restaurant gets 6 reservations a night.  They normally order 2 meals that cost $5 each and a "
+               "$5 bottle of wine.  How much do they make a week if they are open 2 days a week?")
+TOM = ("Tom's restaurant gets 6 reservations a night, so they serve 6 * 2 = 12 meals a night.\n\n"
+       "Each meal costs $5 for 2 meals and $5 for a bottle of wine, so each reservation brings in $15.\n\n"
+       "If they are open 2 days a week, they make 12 reservations * $15 per reservation * 2 days = $360 a week. "
+       "The answer is \\boxed{360}.")
+TOM_NODES = ["2*5 = 10", "10+5 = 15", "6*15=90"]
+TOM_COMPUTATIONS = ["10+5 = 15", "2*5 = 10", "6*15=90", "6 * 2 = 12"]
+
+
+def test_every_consumer_reads_the_records_computations(tmp_path):
+    from lm_eval_tasks.consensusbench.utils import LOG_KEY, process_results
+    from training_recipes.rewards import consensus_reward
+    from training_recipes.verl_adapter import compute_score
+
+    record = {"id": "g1312", "benchmark": "gsm8k", "problem": TOM_PROBLEM, "answer": "180", "nodes": TOM_NODES}
+    (tmp_path / "plain.jsonl").write_text(json.dumps(record) + "\n")
+    (tmp_path / "data.jsonl").write_text(json.dumps(dict(record, computations=TOM_COMPUTATIONS)) + "\n")
+    (tmp_path / "samples.jsonl").write_text(json.dumps({"id": "g1312", "completions": [TOM]}) + "\n")
+    steps = []
+    for data in ("plain.jsonl", "data.jsonl"):
+        proc = subprocess.run([sys.executable, "-m", "consensus_metrics", "score", "--data", data, "--samples",
+                               "samples.jsonl", "--out", f"scores-{data}", "--quiet"],
+                              capture_output=True, text=True, cwd=tmp_path, timeout=300)
+        assert proc.returncode == 0, proc.stderr
+        steps.append(json.loads((tmp_path / f"scores-{data}").read_text())["first_error"]["step"])
+    assert steps == [0, 2]  # without them the right 12 is taken for the error
+    doc = {"problem": TOM_PROBLEM, "answer": "180", "tpn_tokenizer": "", "nodes": TOM_NODES,
+           "computations": TOM_COMPUTATIONS}
+    process_results(doc, [[TOM]])
+    assert doc[LOG_KEY]["trajectories"][0]["first_error"]["step"] == 2
+    logged = {}
+    consensus_reward("linear", log_first_error=True)(
+        completions=[[{"role": "assistant", "content": TOM}]], answer=["180"], nodes=[TOM_NODES],
+        problem=[TOM_PROBLEM], computations=[TOM_COMPUTATIONS], log_metric=logged.__setitem__)
+    assert logged["consensus_linear/left_path_position"] == 1.0  # step 3 of 3
+    out = compute_score("consensusbench/gsm8k", TOM, "180",
+                        {"nodes": TOM_NODES, "problem": TOM_PROBLEM, "computations": TOM_COMPUTATIONS}, locate=True)
+    assert out["left_path_position"] == 1.0
+    bare = compute_score("consensusbench/gsm8k", TOM, "180", {"nodes": TOM_NODES, "problem": TOM_PROBLEM}, locate=True)
+    assert bare["left_path_position"] == 0.0

@@ -204,6 +204,22 @@ def test_refine_keeps_a_single_voice_nodes_flagged_and_none_without_consensus():
     assert not record["provenance"]["single_voice"]
 
 
+def test_records_list_the_arithmetic_steps_two_voices_share():
+    # computations: what correct solutions compute on the way, for the step locator; not nodes
+    p = _voices("A box has 4 rows of 6 eggs. Ann buys 3 boxes and drops 5 eggs. How many are left?", "67",
+                ("A", "Each box holds 4 * 6 = 24 eggs, so 3 boxes hold 24 * 3 = 72 eggs; 72 - 5 = 67. \\boxed{67}"),
+                ("B", "One box: 4 * 6 = 24. Three boxes: 3 * 24 = 72. Left: \\boxed{67}"),
+                ("C", "6 * 4 = 24 eggs a box and 72 in all; she keeps 67. Also 24 / 2 = 12 per half box."))
+    record = build_record(p, BuildConfig())
+    assert record["computations"][:2] == ["4 * 6 = 24", "24 * 3 = 72"]  # all three voices, then two
+    assert not any("24 / 2" in step for step in record["computations"])  # one voice's aside
+    assert not any("- 5 = 67" in step for step in record["computations"])  # the answer's own step is none
+    assert list(record)[:9] == ["id", "benchmark", "problem", "answer", "solution", "level", "subject", "nodes",
+                                "computations"]
+    lone = _voices("Find it.", "7", ("A", "First 40 + 2 = 42 apples, so \\boxed{7}."))
+    assert build_record(lone, BuildConfig())["computations"] == ["40 + 2 = 42"]  # a lone solution's own steps
+
+
 def test_every_kept_node_matches_its_own_sources():
     p = _problem("Solve $x^2 - 5x + 6 = 0$ and report the larger root squared.", "9",
                  "Factor: $(x-2)(x-3) = 0$, so $x = 3$ is the larger root, and $3^2 = 9$. \\boxed{9}")
@@ -294,7 +310,8 @@ def test_matching_credits_a_common_node_only_when_corroborated():
 def test_record_schema_types_and_provenance():
     p = _problem("Ann has 5 apples and buys 7 more, then eats 3. How many?", "9", "5 + 7 = 12, and 12 - 3 = 9.")
     record = build_record(p, BuildConfig())
-    assert list(record) == ["id", "benchmark", "problem", "answer", "solution", "level", "subject", "nodes", "provenance"]
+    assert list(record) == ["id", "benchmark", "problem", "answer", "solution", "level", "subject", "nodes",
+                            "computations", "provenance"]
     step, node = record["nodes"]
     assert node == {"id": "n2", "text": "12", "kind": "value", "forms": ["12"], "value": "12",
                     "support": 1.0, "position": 0.2963, "standalone": True}  # "5 + 7 = [12]": offset 8 of 27

@@ -27,6 +27,15 @@ def test_problem_files_refuse_nan_and_empty_answers(tmp_path, answer):
         read_problem_file(path)
 
 
+def test_computations_are_optional_lists_of_strings(tmp_path):
+    path = _write(tmp_path / "p.jsonl", _line(GOOD), _line(dict(GOOD, id="b", computations=["1 + 1 = 2"])))
+    assert [row["computations"] for row in read_problem_file(path)] == [[], ["1 + 1 = 2"]]
+    for bad in ("1 + 1 = 2", ["1 + 1 = 2", 2], {"1": 2}):
+        path = _write(tmp_path / "bad.jsonl", _line(GOOD), _line(dict(GOOD, id="b", computations=bad)))
+        with pytest.raises(ValueError, match=rf"{path}:2: field 'computations' must be a list of strings"):
+            read_problem_file(path)
+
+
 def test_problem_files_refuse_a_duplicate_id(tmp_path):
     path = _write(tmp_path / "p.jsonl", _line(GOOD), _line(dict(GOOD, id="b")), _line(dict(GOOD, answer="3")))
     with pytest.raises(ValueError, match=rf"{path}:3: problem id 'a' is already defined at line 1"):

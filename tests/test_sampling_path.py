@@ -25,7 +25,8 @@ REPO = Path(__file__).resolve().parent.parent
 FIX = REPO / "tests" / "fixtures" / "node_builder"
 GSM8K = FIX / "raw" / "gsm8k" / "test.jsonl"
 DAPO_ROWS = FIX / "dapo_rows.jsonl"  # real rows of dapo_math_17k.parquet (see the fixtures README)
-RECORD_KEYS = ["id", "benchmark", "problem", "answer", "solution", "level", "subject", "nodes", "provenance"]
+RECORD_KEYS = ["id", "benchmark", "problem", "answer", "solution", "level", "subject", "nodes", "computations",
+               "provenance"]
 TINY = ["--n", "2", "--max-tokens", "32", "--temperature", "0", "--hf-batch-size", "4", "--quiet"]
 
 

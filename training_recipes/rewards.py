@@ -232,12 +232,15 @@ class ConsensusReward:
             log_extra("acc", [s.acc for s in scores])
             log_extra("ncr", [s.ncr for s in scores])
         if self.log_first_error and log_metric is not None and scores:
-            self._log_left_path(completions, scores, nodes, kwargs.get("problem"), log_metric, answers)
+            self._log_left_path(completions, scores, nodes, kwargs.get("problem"), log_metric, answers,
+                                kwargs.get("computations"))
         return rewards
 
-    def _log_left_path(self, completions, scores, nodes, problems, log_metric, answers=None) -> None:
+    def _log_left_path(self, completions, scores, nodes, problems, log_metric, answers=None,
+                       computations=None) -> None:
         """Log where the wrong completions leave the consensus path (module doc); no reward.
-        ``answers``: the gold answers (their values are on the path)."""
+        ``answers``: the gold answers (their values are on the path); ``computations``: a dataset
+        column of the records' ``computations`` (docs/SPEC.md §2), when the dataset keeps one."""
         from consensus_metrics.locate import wrong_answer_summary
         from training_recipes.data import normalise_nodes
 
@@ -245,6 +248,7 @@ class ConsensusReward:
         nodes_col = list(nodes) if isinstance(nodes, (list, tuple)) and len(nodes) == n else [None] * n
         problems = list(problems) if isinstance(problems, (list, tuple)) and len(problems) == n else [None] * n
         answers = list(answers) if isinstance(answers, (list, tuple)) and len(answers) == n else [None] * n
+        steps = list(computations) if isinstance(computations, (list, tuple)) and len(computations) == n else [None] * n
         wrong = [i for i, s in enumerate(scores) if not s.acc and not s.timed_out]
         if not wrong:
             return
@@ -252,7 +256,9 @@ class ConsensusReward:
                                        [normalise_nodes(nodes_col[i], where=f"row {i}, column 'nodes'") for i in wrong],
                                        [p if isinstance(p, str) else None for p in (problems[i] for i in wrong)],
                                        budget_s=self.budget_s,
-                                       golds=[a if isinstance(a, str) else None for a in (answers[i] for i in wrong)])
+                                       golds=[a if isinstance(a, str) else None for a in (answers[i] for i in wrong)],
+                                       computations_list=[c if isinstance(c, list) and all(isinstance(x, str) for x in c)
+                                                          else None for c in (steps[i] for i in wrong)])
         log_metric(f"{self.__name__}/left_path", summary["left_path"])
         if summary["left_path_position"] is not None:
             log_metric(f"{self.__name__}/left_path_position", summary["left_path_position"])

@@ -35,7 +35,8 @@ dict also says where the response leaves the consensus path, for the logs only (
 score): ``left_path`` (1.0 when a first wrong step is located, else 0.0) and
 ``left_path_position`` (its relative position, -1.0 when none); see
 :func:`consensus_metrics.locate.locate_first_error` (``extra_info["problem"]``, when present,
-keeps the problem's numbers from counting as new values). ``cl`` needs the current epoch in ``extra_info["epoch"]`` or
+keeps the problem's numbers from counting as new values, and ``extra_info["computations"]``, the
+record's list of arithmetic steps, the values correct solutions reach). ``cl`` needs the current epoch in ``extra_info["epoch"]`` or
 ``reward_kwargs.epoch`` (verl passes none by itself; without it the call raises). For a chat
 template that opens ``<think>`` for the model (DeepSeek-R1 distills, QwQ) pass
 ``+reward.custom_reward_function.reward_kwargs.think_prefilled=true``: a response without
@@ -179,8 +180,12 @@ def _score_rows(rows, mode, alpha, switch_epoch, guard, epoch, think_prefilled, 
     scores = score_completions(texts, golds, node_lists, guard=guard_config, need_nodes=need_nodes,
                                think_format=fmt, budget_s=budget_s, workers=workers)
     results = []
-    problems = [(_extra_info(extra_info, source).get("problem")) for source, _, _, extra_info in rows]
-    for text, gold, nodes, clock, score, problem in zip(texts, golds, node_lists, clocks, scores, problems):
+    extras = [_extra_info(extra_info, source) for source, _, _, extra_info in rows]
+    problems = [extra.get("problem") for extra in extras]
+    steps = [extra.get("computations") for extra in extras]
+    steps = [c if isinstance(c, list) and all(isinstance(x, str) for x in c) else None for c in steps]
+    for text, gold, nodes, clock, score, problem, computations in zip(texts, golds, node_lists, clocks, scores,
+                                                                      problems, steps):
         acc, ncr = score.acc, score.ncr
         if score.timed_out:  # the outcome alone: never a node credit cut short by the budget
             acc = _outcome_alone(text, gold, fmt, budget_s) if per_completion_fallback else 0.0
@@ -197,7 +202,8 @@ def _score_rows(rows, mode, alpha, switch_epoch, guard, epoch, think_prefilled, 
             from consensus_metrics.locate import locate_first_error
 
             loc = locate_first_error(text, nodes, answer_correct=None if score.timed_out else bool(score.acc),
-                                     problem=problem if isinstance(problem, str) else None, gold=gold)
+                                     problem=problem if isinstance(problem, str) else None, gold=gold,
+                                     computations=computations)
             results[-1]["left_path"] = float(loc.step is not None)
             results[-1]["left_path_position"] = -1.0 if loc.position is None else float(loc.position)
     return results

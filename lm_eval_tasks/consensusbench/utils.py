@@ -331,7 +331,8 @@ def score_generations(doc: dict, results: Sequence[Any]) -> dict[str, Any]:
     ]
     for text, score in zip(texts, scores):  # where it leaves the consensus path: the per-sample log only
         score["first_error"] = consensus_metrics.locate_in_score(text, doc["nodes"], score, doc.get("problem"),
-                                                                 gold=doc.get("answer")).to_json()
+                                                                 gold=doc.get("answer"),
+                                                                 computations=doc.get("computations")).to_json()
     n = len(scores)
     correct = sum(int(score["acc"]) for score in scores)
     out: dict[str, Any] = {"acc": correct / n}
