@@ -197,9 +197,10 @@ MAX_COMPUTATIONS = 16
 
 def shared_computations(evidence: Evidence, rule: ConsensusRule) -> list[str]:
     """A record's ``computations`` (docs/SPEC.md §2): the arithmetic steps among the candidates two
-    voices state (:func:`signable`; with a single voice, two of its solutions) -- ``E = v`` with
-    ``E`` free of variables and exactly ``v`` (:func:`~node_builder.evidence.computed_value`) --
-    most shared first, at most :data:`MAX_COMPUTATIONS`. No reviewer signs them and NCR never
+    voices state (:func:`signable`; with a single voice, two of its solutions or a lone one's) --
+    ``E = v`` with ``E`` free of variables and exactly ``v``
+    (:func:`~node_builder.evidence.computed_value`) -- most shared first, at most
+    :data:`MAX_COMPUTATIONS`. No reviewer signs them and NCR never
     credits them: they tell the step locator which values correct solutions reach on the way
     (``1.6 * 400 = 640``), so that a wrong solution's correct step is not taken for its error.
 

@@ -129,17 +129,40 @@ def is_part_of(node: Node, other: Node) -> bool:
 SMALL_CONSTANTS = ("#0", "#1", "#2", "#1/2")
 
 
+def _assignment(keys, kinds) -> bool:
+    """``name = number`` or ``number = name`` (a sign allowed on the number)."""
+    if list(kinds).count(REL) != 1 or "=" not in keys:
+        return False
+    at = list(keys).index("=")
+    sides = [(keys[:at], kinds[:at]), (keys[at + 1:], kinds[at + 1:])]
+    shapes = []
+    for side_keys, side_kinds in sides:
+        if len(side_keys) == 1 and side_kinds[0] == ID:
+            shapes.append("name")
+        elif side_kinds and side_kinds[-1] == NUM and (len(side_keys) == 1 or (len(side_keys) == 2 and side_keys[0] in ("-", "neg"))):
+            shapes.append("number")
+        else:
+            shapes.append("other")
+    return sorted(shapes) == ["name", "number"]
+
+
 def digit_free(text: str, allowed: tuple = SMALL_CONSTANTS) -> bool:
     r"""An identity or definition shape: symbols and an operator or relation, and no number but
     ``0``, ``1``, ``2`` or ``1/2`` (``\sin^2\theta + \cos^2\theta = 1``, ``r = \sqrt{x^2+y^2}``,
     ``A = \frac{1}{2}bh``). Whether it is *generic* -- true in any problem -- is decided across the
     build (:mod:`node_builder.finalize`: found in other problems' solutions too).
 
+    A bare assignment of a number to a name (``a = 1``, ``d = 1``) states a value, not a shape.
+
     >>> digit_free("\\sin^2\\theta + \\cos^2\\theta = 1"), digit_free("a + b = 8"), digit_free("x")
     (True, False, False)
+    >>> digit_free("a = 1"), digit_free("-2 = b"), digit_free("a = b = c")
+    (False, False, True)
     """
     keys, kinds = tokenize_form(text)
     if not any(kind == ID for kind in kinds) or not any(kind in (REL, OP) for kind in kinds):
+        return False
+    if _assignment(keys, kinds):
         return False
     return all(kind != NUM or key in allowed for key, kind in zip(keys, kinds))
 

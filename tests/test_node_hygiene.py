@@ -144,6 +144,28 @@ def test_generic_formulas(problem, text, generic):
 def test_identity_and_digit_free_shapes():
     assert is_identity("a^2 - b^2 = (a-b)(a+b)") and not is_identity("x^2 - 5x + 6 = 0")
     assert digit_free("\\sin^2\\theta + \\cos^2\\theta = 1") and not digit_free("2x + 30 = 110")
+    # a number given to a name is a value, not an identity's shape, however small the number: the
+    # equality cases of MATH-500 intermediate_algebra/158 (a = 1, b = 2 for a + b + c + d = 10) and
+    # the root x = -2 of intermediate_algebra/1555, which reviewers signed and the generic rule dropped
+    for assignment in ("a = 1", "b = 2", "x = -2", "-1 = x", "d = 1"):
+        assert not digit_free(assignment), assignment
+    for shape in ("a = b = c = d", "r = \\sqrt{x^2 + y^2}", "A = \\frac{1}{2}bh", "x = 2y", "2x = 1"):
+        assert digit_free(shape), shape
+
+
+def test_an_assignment_common_elsewhere_is_no_generic_formula():
+    from node_builder.finalize import finalize_records
+
+    texts = {1: "so a = 1 here", 2: "so b = 2 here"}
+    problems = [Problem(f"t/{i}", "t", "?", "1", trajectories=[Trajectory(texts.get(i % 10, f"so x = {i}"), "reference")])
+                for i in range(40)]
+    nodes = [{"id": "", "text": t, "kind": "equation", "forms": [t], "value": None, "support": 1.0,
+              "position": i / 10, "standalone": True} for i, t in enumerate(("a = 1", "b = 2"))]
+    record = {"id": "t/a", "provenance": {"note": "", "refine": {"too_common": 0, "redundant": 0, "over_cap": 0}},
+              "nodes": nodes}
+    [out] = finalize_records([record], problems)  # 4 other problems' solutions state each, none both
+    assert [n["text"] for n in out["nodes"]] == ["a = 1", "b = 2"] and out["provenance"]["refine"].get("generic", 0) == 0
+    assert not any(n["standalone"] for n in out["nodes"])  # common: each credited only beside the other
 
 
 # ------------------------------------------------------------------ maximal; one node per step
