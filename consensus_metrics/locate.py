@@ -380,6 +380,16 @@ def _checked_computations(computations) -> list[str]:
     return out
 
 
+def computations_or_none(value) -> list[str] | None:
+    """A ``computations`` value read leniently, for callers that only log the locator's result
+    (training rewards, the report of old logs): the list when it is a list of ``str``, else None.
+
+    >>> computations_or_none(["6 * 2 = 12"]), computations_or_none("6 * 2 = 12"), computations_or_none([12])
+    (['6 * 2 = 12'], None, None)
+    """
+    return value if isinstance(value, list) and all(isinstance(x, str) for x in value) else None
+
+
 @lru_cache(maxsize=4096)
 def computation_values(computations: tuple[str, ...]) -> frozenset:
     """The values on the path that a record's ``computations`` give (signal 3): each one's sides

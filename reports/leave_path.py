@@ -49,10 +49,11 @@ def first_error_of(score: dict, text: str, nodes: list, problem: str | None, gol
     if score.get("acc") != 0 or not isinstance(text, str):
         return None
     from consensus_metrics import locate_in_score
+    from consensus_metrics.locate import computations_or_none
 
     try:
         return locate_in_score(text, nodes, score, problem, gold=gold if isinstance(gold, str) else None,
-                               computations=computations if isinstance(computations, list) else None).to_json()
+                               computations=computations_or_none(computations)).to_json()
     except (TypeError, ValueError):  # a malformed node of an old log: nothing to say
         return None
 

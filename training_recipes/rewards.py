@@ -241,7 +241,7 @@ class ConsensusReward:
         """Log where the wrong completions leave the consensus path (module doc); no reward.
         ``answers``: the gold answers (their values are on the path); ``computations``: a dataset
         column of the records' ``computations`` (docs/SPEC.md §2), when the dataset keeps one."""
-        from consensus_metrics.locate import wrong_answer_summary
+        from consensus_metrics.locate import computations_or_none, wrong_answer_summary
         from training_recipes.data import normalise_nodes
 
         n = len(scores)
@@ -257,8 +257,7 @@ class ConsensusReward:
                                        [p if isinstance(p, str) else None for p in (problems[i] for i in wrong)],
                                        budget_s=self.budget_s,
                                        golds=[a if isinstance(a, str) else None for a in (answers[i] for i in wrong)],
-                                       computations_list=[c if isinstance(c, list) and all(isinstance(x, str) for x in c)
-                                                          else None for c in (steps[i] for i in wrong)])
+                                       computations_list=[computations_or_none(steps[i]) for i in wrong])
         log_metric(f"{self.__name__}/left_path", summary["left_path"])
         if summary["left_path_position"] is not None:
             log_metric(f"{self.__name__}/left_path_position", summary["left_path_position"])

@@ -154,6 +154,7 @@ def _score_rows(rows, mode, alpha, switch_epoch, guard, epoch, think_prefilled, 
     from consensus_metrics.answer import resolve_think_format
     from consensus_metrics.budget import check_budget
     from consensus_metrics.chat_template import parse_setting
+    from consensus_metrics.locate import computations_or_none
     from consensus_metrics.records import check_answer_field
 
     fmt = resolve_think_format(think_format, parse_setting(think_prefilled) == "true")
@@ -182,8 +183,7 @@ def _score_rows(rows, mode, alpha, switch_epoch, guard, epoch, think_prefilled, 
     results = []
     extras = [_extra_info(extra_info, source) for source, _, _, extra_info in rows]
     problems = [extra.get("problem") for extra in extras]
-    steps = [extra.get("computations") for extra in extras]
-    steps = [c if isinstance(c, list) and all(isinstance(x, str) for x in c) else None for c in steps]
+    steps = [computations_or_none(extra.get("computations")) for extra in extras]
     for text, gold, nodes, clock, score, problem, computations in zip(texts, golds, node_lists, clocks, scores,
                                                                       problems, steps):
         acc, ncr = score.acc, score.ncr
