@@ -21,6 +21,41 @@ def test_fixture_loads_with_prompt_answer_nodes():
     assert row["answer"] == "72"
     assert [n["text"] for n in row["nodes"]] == ["48/2=24", "24"]
     assert ds[7]["nodes"] == []  # the no-node row
+    # what the reward's left-path log reads (TRL hands every column to the reward functions)
+    assert row["problem"].startswith("Natalia sold clips") and row["computations"] == []
+
+
+def test_the_records_computations_reach_the_reward_log(tmp_path):
+    """The shipped records carry ``computations`` (docs/SPEC.md §2); the training split keeps them
+    and the problem text as columns, and the reward's left-path log reads both (TRL hands every
+    column to the reward functions). Real case: gsm8k/test/1312 as shipped, and a wrong solution of
+    the independently labelled set (benchmarks/data/independent_step_labels.jsonl) whose first step's
+    12 meals is right and whose third step is the error."""
+    from training_recipes.rewards import consensus_reward
+
+    shipped = Path(__file__).parent.parent / "lm_eval_tasks" / "consensusbench" / "data" / "gsm8k.jsonl"
+    record = next(r for r in map(json.loads, shipped.open()) if r["id"] == "gsm8k/test/1312")
+    assert "6 * 2 = 12" in record["computations"]
+    path = tmp_path / "split.jsonl"
+    path.write_text(json.dumps(record) + "\n" + json.dumps({**record, "id": "plain", "computations": None}) + "\n")
+    ds = load_training_split(path)
+    assert ds["computations"] == [record["computations"], []] and ds["problem"][0] == record["problem"]
+    tom = ("Tom's restaurant gets 6 reservations a night, so they serve 6 * 2 = 12 meals a night.\n\n"
+           "Each meal costs $5 for 2 meals and $5 for a bottle of wine, so each reservation brings in $15.\n\n"
+           "If they are open 2 days a week, they make 12 reservations * $15 per reservation * 2 days = $360 a week. "
+           "The answer is \\boxed{360}.")
+    positions = []
+    for row in ds:
+        logged = {}
+        consensus_reward("linear", log_first_error=True)(
+            completions=[[{"role": "assistant", "content": tom}]], answer=[row["answer"]], nodes=[row["nodes"]],
+            problem=[row["problem"]], computations=[row["computations"]], log_metric=logged.__setitem__)
+        positions.append(logged["consensus_linear/left_path_position"])
+    assert positions == [1.0, 0.0]  # step 3 of 3 with them; without, the right 12 is taken for the error
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps({**record, "computations": "6 * 2 = 12"}) + "\n")
+    with pytest.raises(TrainingDataError, match=f"{bad}:1: field 'computations' must be a list of strings"):
+        read_records(bad)
 
 
 def test_max_samples_and_template():

@@ -11,12 +11,17 @@ The dataset gets the columns GRPO and the ConsensusPR rewards need:
   ``kind="expression"``; ``standalone`` defaults to true, and a common node of a node_builder
   build keeps its ``false``: the reward credits it only beside a covered standalone node, as the
   benchmark does), each node checked by ``consensus_metrics``' own node validation;
-* ``id`` — the problem id (``file:line`` when the record has none).
+* ``id`` — the problem id (``file:line`` when the record has none);
+* ``problem`` — the problem text and ``computations`` — the record's arithmetic steps that correct
+  solutions share (docs/SPEC.md §2; ``[]`` where it has none): not rewarded, they are what the
+  reward's "where the wrong completions leave the path" log reads (TRL hands every dataset column
+  to the reward functions), so that the problem's numbers and a right intermediate value are not
+  taken for a wrong step.
 
 Example:
     >>> ds = load_training_split("tests/fixtures/train/gsm8k_train_fixture.jsonl")
     >>> sorted(ds.column_names)
-    ['answer', 'id', 'nodes', 'prompt']
+    ['answer', 'computations', 'id', 'nodes', 'problem', 'prompt']
     >>> ds[0]["prompt"][0]["role"]
     'user'
 """
@@ -28,7 +33,8 @@ from pathlib import Path
 from typing import Any
 
 from consensus_metrics.nodes import coerce_node
-from consensus_metrics.records import InputFileError, check_answer_field, check_input_file, iter_jsonl, loads
+from consensus_metrics.records import (InputFileError, check_answer_field, check_computations, check_input_file,
+                                       iter_jsonl, loads)
 
 __all__ = ["DEFAULT_PROMPT_TEMPLATE", "TrainingDataError", "load_training_split", "normalise_nodes", "read_records"]
 
@@ -92,8 +98,9 @@ def read_records(path: str | Path) -> list[dict[str, Any]]:
         problem = row.get("problem")
         if not isinstance(problem, str) or not problem.strip():
             raise TrainingDataError(f"{where}: field 'problem' must be a non-empty string, got {problem!r:.80}")
-        try:  # the gold answer rule of every reader (consensus_metrics.records)
+        try:  # the gold answer and computations rules of every reader (consensus_metrics.records)
             answer = check_answer_field(row.get("answer"), where)
+            computations = check_computations(row.get("computations"), where)
         except ValueError as err:
             raise TrainingDataError(str(err)) from None
         records.append(
@@ -102,6 +109,7 @@ def read_records(path: str | Path) -> list[dict[str, Any]]:
                 "problem": problem,
                 "answer": answer,
                 "nodes": normalise_nodes(row.get("nodes"), where),
+                "computations": computations,
             }
         )
     if not records:
@@ -126,6 +134,8 @@ def load_training_split(
             "prompt": [{"role": "user", "content": prompt_template.format(problem=r["problem"])}],
             "answer": r["answer"],
             "nodes": r["nodes"],
+            "problem": r["problem"],
+            "computations": r["computations"],
         }
         for r in records
     ]

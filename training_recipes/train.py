@@ -9,7 +9,7 @@ evaluation), TRL's ``GRPOConfig`` (the RL algorithm: ``loss_type``, ``epsilon``/
 
 Data flow::
 
-    docs/SPEC.md §2 JSONL (problem, answer, nodes) --load_training_split--> prompt/answer/nodes columns
+    docs/SPEC.md §2 JSONL (problem, answer, nodes) --load_training_split--> prompt/answer/nodes (+ problem, computations) columns
       --GRPOTrainer / DynamicSamplingGRPOTrainer--> completions --consensus_reward(mode)--> rewards
       (+ DAPO soft overlong punishment, inside the same reward function) --> advantages --> policy update
       --checkpoints--> training_recipes.evaluate (lm-eval consensusbench tasks)
