@@ -16,11 +16,19 @@ sheet keeps the solution text, so a later matcher is measured on the same misses
 
 A covered ``ABSENT``, ``VALUE_ONLY`` or ``CONTRADICTS`` row would be credit for what a solution
 does not state: the report counts them as false credit. It also re-reads the precision checks of
-new matching rules (``match_audit/*credits*.jsonl``: credits a rule added, each labelled YES or
-NO by a reader) and counts those the current matcher still gives.
+matcher credits (``match_audit/*credits*.jsonl``: credits of a new rule, or ``credits`` draws of
+every rule, each labelled YES or NO by a reader) and counts those the current matcher still gives.
+
+``credits`` draws the other way round: credits at random (seeded) -- a shipped node that a model
+solution of its problem covers under the scoring rules (the context rule included), half in
+solutions whose final answer is right and half in wrong ones -- with the credited words
+(``span``) and their line, for a reader who labels each YES (the solution states that result
+there, in any form) or NO (another quantity with the same numbers, a coincidence, a fragment).
 
     python benchmarks/match_misses.py sample --raw RAW --benchmark gsm8k --n 50 --seed 4280 \
         --out benchmarks/match_audit/gsm8k_sheet.jsonl
+    python benchmarks/match_misses.py credits --raw RAW --benchmark aime24 --n 40 --seed 4287 \
+        --out benchmarks/match_audit/aime24_credits.jsonl
     python benchmarks/match_misses.py report   # benchmarks/match_audit/{B}_sheet.jsonl + {B}_verdicts.jsonl
 """
 
@@ -59,6 +67,52 @@ def misses(benchmark: str, raw: Path) -> list[dict]:
             keys = coverage_keys(t.text, nodes)
             out += [{"id": problem.id, "voice": t.voice, "node": n, "problem": problem.problem, "solution": t.text}
                     for n in nodes if _key(n) not in keys]
+    return out
+
+
+#: Characters of context kept on each side of a credited span (its line, or this much of it).
+LINE_CONTEXT = 300
+
+
+def line_of(text: str, start: int, end: int) -> str:
+    """The line(s) holding ``text[start:end]``, at most :data:`LINE_CONTEXT` characters either side.
+
+    >>> line_of("Step 1.\\nSo 4 * 6 = 24 pens.\\nDone.", 11, 21)
+    'So 4 * 6 = 24 pens.'
+    """
+    lo = max(text.rfind("\n", 0, start) + 1, start - LINE_CONTEXT)
+    hi = text.find("\n", end)
+    hi = min(len(text) if hi < 0 else hi, end + LINE_CONTEXT)
+    return text[lo:hi]
+
+
+def credits(benchmark: str, raw: Path, n: int, seed: int) -> list[dict]:
+    """``n`` credits drawn at random: half in model solutions whose answer is right, half in wrong
+    ones (each half as many as exist). Solutions are visited in a seeded random order and each
+    gives at most one credit (one of its covered nodes, chosen with the same generator), so no
+    solution or problem dominates; the reference solutions, which the nodes come from, are left out."""
+    records = {r["id"]: r for r in map(json.loads, open(DATA / f"{benchmark}.jsonl", encoding="utf-8"))}
+    pool = [(p, t) for p in load_problems(benchmark, raw, None) if records[p.id]["nodes"]
+            for t in p.trajectories if t.voice != "reference" and t.correct is not None]
+    rng = random.Random(seed)
+    rng.shuffle(pool)
+    want = {True: (n + 1) // 2, False: n // 2}
+    out = []
+    for problem, t in pool:
+        if not want[bool(t.correct)]:
+            continue
+        nodes = records[problem.id]["nodes"]
+        hits = [m for m in match_nodes(t.text, nodes, budget_s=10.0) if m.covered]
+        if not hits:
+            continue
+        m = rng.choice(hits)
+        node = next(x for x in nodes if x["id"] == m.node_id)
+        want[bool(t.correct)] -= 1
+        out.append({"benchmark": benchmark, "id": problem.id, "voice": t.voice, "correct": bool(t.correct),
+                    "problem": problem.problem, "node": node["text"], "via": m.via,
+                    "span": t.text[m.start:m.end], "line": line_of(t.text, m.start, m.end)})
+        if not any(want.values()):
+            break
     return out
 
 
@@ -106,12 +160,16 @@ def credit_checks(folder: Path) -> None:
     for path in DATA.glob("*.jsonl"):
         for record in map(json.loads, open(path, encoding="utf-8")):
             shipped.update({(record["id"], node["text"]): node for node in record["nodes"]})
-    print("\n| credits read | rows | YES | NO | YES credited now | NO credited now |\n|---|---:|---:|---:|---:|---:|")
+    print("\n| credits read | rows | YES | NO | YES credited now | NO credited now | NO in wrong answers |"
+          "\n|---|---:|---:|---:|---:|---:|---:|")
     for path in files:
         rows = [json.loads(line) for line in open(path, encoding="utf-8") if line.strip()]
         labels = Counter(r["label"] for r in rows)
         now = Counter(r["label"] for r in rows if _credited(r, shipped.get((r["id"], r["node"]))))
-        print(f"| {path.name} | {len(rows)} | {labels['YES']} | {labels['NO']} | {now['YES']} | {now['NO']} |")
+        wrong = [r for r in rows if r.get("correct") is False]
+        no_wrong = sum(r["label"] == "NO" for r in wrong)
+        print(f"| {path.name} | {len(rows)} | {labels['YES']} | {labels['NO']} | {now['YES']} | {now['NO']} | "
+              f"{no_wrong} of {len(wrong)} |")
 
 
 def _credited(row: dict, node: dict | None) -> bool:
@@ -123,9 +181,9 @@ def _credited(row: dict, node: dict | None) -> bool:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("command", choices=("sample", "report"))
+    parser.add_argument("command", choices=("sample", "credits", "report"))
     parser.add_argument("--raw", type=Path, help="the raw sources folder (sample)")
-    parser.add_argument("--benchmark", choices=("math500", "gsm8k"))
+    parser.add_argument("--benchmark", choices=("math500", "gsm8k", "aime24"))
     parser.add_argument("--n", type=int, default=50)
     parser.add_argument("--seed", type=int, default=4280)
     parser.add_argument("--out", type=Path)
@@ -134,7 +192,15 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "report":
         return report(args.dir)
     if not (args.raw and args.benchmark and args.out):
-        parser.error("sample needs --raw, --benchmark and --out")
+        parser.error(f"{args.command} needs --raw, --benchmark and --out")
+    if args.command == "credits":
+        rows = credits(args.benchmark, args.raw, args.n, args.seed)
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        with open(args.out, "w", encoding="utf-8") as handle:
+            for i, row in enumerate(rows, 1):
+                handle.write(json.dumps({"n": i, **row}, ensure_ascii=False) + "\n")
+        print(f"{len(rows)} credits drawn (seed {args.seed}) -> {args.out}")
+        return 0
     found = misses(args.benchmark, args.raw)
     rows = random.Random(args.seed).sample(found, min(args.n, len(found)))
     args.out.parent.mkdir(parents=True, exist_ok=True)
