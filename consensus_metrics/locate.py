@@ -8,7 +8,8 @@ convicts, or none:
 
 1. **false computation** -- two sides joined by ``=`` whose exact values differ
    (``10 \cdot (2/3) = 8``; rounding a value that has no exact short decimal is allowed:
-   ``580/110 = 5.27``). Needs no node and no answer. Also false: a *rewrite* in a chain of three
+   ``580/110 = 5.27``; a chain that puts a candidate to the test and refutes it, ``1 = \sqrt{9} + 4
+   = 7``, convicts nothing). Needs no node and no answer. Also false: a *rewrite* in a chain of three
    or more sides whose neighbouring sides are in the same variables and differ at two test points
    (``-k + 3k = (-1 + 3)k = 4k``: at ``k = 3``, 6 and 12), unless an equation of the problem pins
    a variable (``x^2 - x - 1 = 0``: ``x \cdot x^2 = x(x + 1)`` uses it) or a letter is applied as
@@ -464,7 +465,8 @@ def _strong_signals(facts: list[StepFacts], known: _NodeFacts | None,
         for c in f.false_computations:
             if c.names & pinned:
                 continue
-            why = c.witness or f"{c.left} is {_show(c.left_value)}"
+            left = _show(c.left_value)
+            why = c.witness or (f"{c.left} is {left}" if left != c.left.strip() else f"{c.right} is {_show(c.value)}")
             out.append((i, "false_computation", f"step {i + 1}: {c.left} = {c.right} is false ({why})", None))
         for claim in f.claims if known is not None else ():
             if claim.hypothetical:

@@ -240,6 +240,7 @@ def _read(text: str, toks: Tokens, deadline: Deadline) -> StepFacts:
                 operand.update(range(s.lo, s.hi))
         if bare[0] and sides[0].lo > 0 and kinds[sides[0].lo - 1] == WORD:
             values[0] = None  # "20% of 50 = 0.2 * 50": the 50 ends a phrase, it is no side
+        tested = _tests_a_candidate(values, bare, chain.rels)
         for i, rel in enumerate(chain.rels):
             if rel != "=":
                 continue
@@ -261,7 +262,7 @@ def _read(text: str, toks: Tokens, deadline: Deadline) -> StepFacts:
                 if not _plain_pair(text, toks, a, b) or _conversion(text, toks, a, b) or _fragment(text, toks, a, b):
                     continue
                 holds = va == vb or _approximately(text, toks, a, va, bare[i], b, vb, bare[i + 1]) or \
-                    _running(keys, kinds, b, va) or lenient
+                    _running(keys, kinds, b, va) or lenient or (tested and i == 0)
                 ops = frozenset(v for s, is_bare in ((a, bare[i]), (b, bare[i + 1])) if not is_bare
                                 for v in (number_value(keys[t]) for t in range(s.lo, s.hi) if kinds[t] == NUM) if v is not None)
                 computations.append(Computation(_whole(text, a), _whole(text, b), holds, a.start, b.end, vb, ops, va))
@@ -289,6 +290,25 @@ def _read(text: str, toks: Tokens, deadline: Deadline) -> StepFacts:
         computations.extend(_inconsistent(text, claims))
     return StepFacts(tuple(computations), tuple(claims), frozenset(numbers), frozenset(results), frozenset(stated),
                      frozenset(percents), frozenset(pinned))
+
+
+def _tests_a_candidate(values: list, bare: list, rels) -> bool:
+    r"""A chain that puts a candidate to the test: ``1 = \sqrt{11 - 2(1)} + 4 = \sqrt{9} + 4 = 7``
+    (is 1 a root?). Its first side is a bare number, its last a bare number that differs from it,
+    and every link after the first holds: the first ``=`` is the claim under test, which the chain
+    itself refutes, not a false computation.
+
+    >>> _tests_a_candidate([1, 7, 7, 7], [True, False, False, True], ("=", "=", "="))
+    True
+    >>> _tests_a_candidate([24, 21], [True, True], ("=",)), _tests_a_candidate([24, 21, 22], [True, False, True], ("=", "="))
+    (False, False)
+    """
+    if len(values) < 3 or not (bare[0] and bare[-1]) or any(r != "=" for r in rels):
+        return False
+    if values[0] is None or values[-1] is None or values[0] == values[-1]:
+        return False
+    rest = values[1:]
+    return all(v is not None for v in rest) and len(set(rest)) == 1
 
 
 def _inconsistent(text: str, claims: list) -> list:

@@ -256,6 +256,30 @@ def test_bad_computations_are_named():
         assert locate_first_error(TOM, TOM_NODES, answer_correct=False, problem=TOM_PROBLEM, computations=odd).step == 0
 
 
+# SkyThought's Qwen2.5-Math-7B run on MATH-500 algebra/2193 (x = sqrt(11 - 2x) + 4; gold 5), a right
+# answer: the candidate x = 1 is put to the test and rejected; the chain's first "=" is the claim
+# under test, not a false computation
+ROOT_CHECK = ["So the solutions are:\n\n\\[ x = \\frac{10}{2} = 5 \\]\n\\[ x = \\frac{2}{2} = 1 \\]",
+              "For \\( x = 5 \\):\n\n\\[ 5 = \\sqrt{11 - 2(5)} + 4 = \\sqrt{11 - 10} + 4 = \\sqrt{1} + 4 = 1 + 4 = 5 \\]",
+              "For \\( x = 1 \\):",
+              "\\[ 1 = \\sqrt{11 - 2(1)} + 4 = \\sqrt{11 - 2} + 4 = \\sqrt{9} + 4 = 3 + 4 = 7 \\]",
+              "This is false, so \\( x = 1 \\) is not a valid solution.",
+              "Therefore, the only valid solution is \\( x = 5 \\). \\boxed{5}"]
+
+
+def test_a_candidate_put_to_the_test_is_no_false_computation():
+    assert locate_first_error(ROOT_CHECK, ["x = 5"], answer_correct=True).step is None
+    facts = step_facts(ROOT_CHECK[3])
+    assert [c.holds for c in facts.computations] == [True] * 5
+    # a chain that only starts from a number is still read link by link: a false link is named
+    wrong = ROOT_CHECK[:3] + ["\\[ 1 = \\sqrt{11 - 2(1)} + 4 = \\sqrt{9} + 4 = 3 + 4 = 8 \\]"]
+    loc = locate_first_error(wrong, ["x = 5"], answer_correct=True)
+    assert loc.step == 3 and loc.reason == "step 4: 1 = \\sqrt{11 - 2(1)} + 4 is false (\\sqrt{11 - 2(1)} + 4 is 7)"
+    assert (3, "false_computation") in loc.signals  # 3 + 4 = 8 too
+    # and a two-sided one is a false computation as before (no chain refutes it)
+    assert [c.holds for c in step_facts("\\[ 1 = 3 + 4 \\]").computations] == [False]
+
+
 def test_problem_without_nodes_says_so():
     loc = locate_first_error(HOUSE, [], answer_correct=False, problem=HOUSE_PROBLEM)
     assert loc.step == 0 and "the problem has no nodes" in loc.reason  # 130,000 is not in the problem
