@@ -179,10 +179,18 @@ def _credited(row: dict, node: dict | None) -> bool:
     return covers(text, node or {"id": "n", "text": row["node"]})
 
 
+def write_sheet(rows: list[dict], out: Path) -> None:
+    """Write a reader's sheet: one JSON line per row, numbered ``n`` from 1."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with open(out, "w", encoding="utf-8") as handle:
+        for i, row in enumerate(rows, 1):
+            handle.write(json.dumps({"n": i, **row}, ensure_ascii=False) + "\n")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("command", choices=("sample", "credits", "report"))
-    parser.add_argument("--raw", type=Path, help="the raw sources folder (sample)")
+    parser.add_argument("--raw", type=Path, help="the raw sources folder (sample, credits)")
     parser.add_argument("--benchmark", choices=("math500", "gsm8k", "aime24"))
     parser.add_argument("--n", type=int, default=50)
     parser.add_argument("--seed", type=int, default=4280)
@@ -195,18 +203,12 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"{args.command} needs --raw, --benchmark and --out")
     if args.command == "credits":
         rows = credits(args.benchmark, args.raw, args.n, args.seed)
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        with open(args.out, "w", encoding="utf-8") as handle:
-            for i, row in enumerate(rows, 1):
-                handle.write(json.dumps({"n": i, **row}, ensure_ascii=False) + "\n")
+        write_sheet(rows, args.out)
         print(f"{len(rows)} credits drawn (seed {args.seed}) -> {args.out}")
         return 0
     found = misses(args.benchmark, args.raw)
     rows = random.Random(args.seed).sample(found, min(args.n, len(found)))
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    with open(args.out, "w", encoding="utf-8") as handle:
-        for i, row in enumerate(rows, 1):
-            handle.write(json.dumps({"n": i, **row}, ensure_ascii=False) + "\n")
+    write_sheet(rows, args.out)
     print(f"{len(found)} misses; {len(rows)} drawn (seed {args.seed}) -> {args.out}")
     return 0
 
