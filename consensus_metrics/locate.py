@@ -33,7 +33,9 @@ convicts, or none:
    from the start when the nodes account for at least :data:`DENSE_SHARE` of the values the
    solution states up to its last node (dense nodes: a value on none of them is suspect), else
    counted after the last step that reaches a node. With no new value there, the
-   step after the last node reached. Small integers and problem numbers that a computation
+   step after the last node reached; a step whose computation arrives at the gold answer's value
+   counts as reaching the path (``Money left = $36 - $15 = $21`` with gold 21, then
+   ``Savings = $36 - $21 = $15``: the step after it). Small integers and problem numbers that a computation
    *arrives at* still count as new (``4 - 2 = 2``), numbers inside a computation (its operands)
    never do.
 
@@ -280,7 +282,8 @@ def _locate(text: str, steps: list[Step], nodes: tuple, answer_correct, problem:
     # with a right answer a node's quantity given another value is another quantity of the same name
     signals = _strong_signals(facts, known if answer_correct is not True else None, pinned)
     if answer_correct is False:
-        path = _leaves_path(facts, reached, path_values(nodes, gold) | computed, given, bool(nodes), n)
+        path = _leaves_path(facts, _with_gold(facts, reached, gold), path_values(nodes, gold) | computed, given,
+                            bool(nodes), n)
         if path is not None:
             signals.append(path)
     signals.sort(key=lambda s: s[0])
@@ -477,6 +480,16 @@ def _strong_signals(facts: list[StepFacts], known: _NodeFacts | None,
                                                        f"node {node_id} says {form}", node_id))
                     break
     return out
+
+
+def _with_gold(facts: list[StepFacts], reached: list[list[str]], gold: str) -> list[list[str]]:
+    """``reached`` with ``"the gold answer's value"`` added at each step whose computation arrives at the
+    gold answer's value (a wrong answer that got there walked the path that far; signal 3 only, the
+    trace lists nodes)."""
+    value = side_value(*tokenize_form(gold[:200])) if gold else None
+    if value is None:
+        return reached
+    return [ids + ["the gold answer's value"] if value in f.results else ids for ids, f in zip(reached, facts)]
 
 
 def _leaves_path(facts: list[StepFacts], reached: list[list[str]], node_values: frozenset, given: frozenset,

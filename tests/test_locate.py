@@ -437,3 +437,30 @@ def test_percentages_of_known_values_and_written_ones_are_not_new():
     loc = locate_first_error(["So 3 - 2 = 1 bag is left.", "The answer is 1."], [], answer_correct=False,
                              problem="3 bags and 2 friends")
     assert loc.step == 0 and "states 1," in loc.reason
+
+
+# model-written (benchmarks/data/model_step_labels.json, gold 21; the labelled step is 4): step 3
+# computes the gold answer, so the path runs through it and leaves at step 4
+SAVED_PROBLEM = ("After Andrea saved some money, she then spent the rest of her money on an $11 sweater and gave her "
+                 "brother $4. If she had $36 in the beginning, how much did Andrea save?")
+SAVED = ["To find out how much Andrea saved, we start with the information provided:\n\n1. Initial amount of money "
+         "Andrea had: $36\n2. Cost of the sweater: $11\n3. Amount given to her brother: $4",
+         "Next, we can calculate how much money Andrea spent in total after saving some amount:\n\nTotal spent = Cost "
+         "of sweater + Amount given to brother  \nTotal spent = $11 + $4 = $15",
+         "Now, we need to figure out how much money Andrea had left after her initial savings and spending:\n\nMoney "
+         "left = Initial amount - Total spent  \nMoney left = $36 - $15 = $21",
+         "The amount she saved is the difference between her initial amount and the money she has left after her "
+         "expenditures:\n\nSavings = Initial amount - Money left  \nSavings = $36 - $21 = $15",
+         "Therefore, the amount Andrea saved is:\n\n\\[\n\\boxed{15}\n\\]"]
+
+
+def test_a_step_that_computes_the_gold_answer_is_on_the_path():
+    loc = locate_first_error(SAVED, ["11 + $4 = 15"], answer_correct=False, problem=SAVED_PROBLEM, gold="21")
+    assert (loc.step, loc.kind) == (3, "leaves_path")
+    assert loc.reason == "no node is reached after step 3 (the gold answer's value); the final answer is wrong"
+    assert loc.trace == [[], ["n1"], ["n1"], ["n1"], ["n1"]]  # the trace lists nodes only
+    # the gold's number as an operand is no arrival at it (36 is given, never computed here)
+    assert locate_first_error(SAVED, ["11 + $4 = 15"], answer_correct=False, problem=SAVED_PROBLEM,
+                              gold="36").step == 2
+    # without a gold answer the path ends at the last node
+    assert locate_first_error(SAVED, ["11 + $4 = 15"], answer_correct=False, problem=SAVED_PROBLEM).step == 2
