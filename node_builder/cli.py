@@ -470,7 +470,8 @@ def make_parser() -> argparse.ArgumentParser:
                          "both GOOD and a defect (or a defect a later proposal contests), for a third reviewer "
                          "(answers as for the first sheets; every writing of a candidate takes the answer's "
                          "label); with --audit, also the shipped nodes the audits outvote, and a settled GOOD "
-                         "they overturn (five audits or more, four in five a defect) once more")
+                         "they overturn (five audits or more, four in five a defect) once more, and a reopened "
+                         "GOOD they go on overturning (ten or more) to a panel of three readers")
     sh.add_argument("--appeal", metavar="VERDICTS.jsonl",
                     help="appeal sheets instead: in the records that --shipped DATA.jsonl gives no node, the "
                          "candidates these verdicts label ROUTE that two voices and half of them state, without "
@@ -498,7 +499,8 @@ def make_parser() -> argparse.ArgumentParser:
                          "forms.json for forms sheets, disputes.json for dispute sheets, appeal.json for appeal "
                          "sheets)")
     im.add_argument("--answers", nargs="+", required=True,
-                    help="answer files: one 'ID: 1G 2R ...' line per problem (proposals: JSON lines)")
+                    help="answer files: one 'ID: 1G 2R ...' line per problem (proposals: JSON lines); a "
+                         "dispute sheet's panel: the three readers' files, their majority decides")
     im.add_argument("--reviewer", required=True, help="who signed (kept with each verdict)")
     im.add_argument("--second-reviewer", metavar="NAME",
                     help="proposal sheets: a second reviewer signed these proposals GOOD too (kept as 'second'); "

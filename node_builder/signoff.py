@@ -40,8 +40,10 @@ The round trip (``python -m node_builder signoff-sheet`` / ``signoff-import``):
    very text of such a label proposed again, ``contested``) to a third
    reviewer, without the labels; the answer (``ID: 1G 2R``) labels every writing of the candidate
    (:func:`dispute_rows`), so the build reads one verdict where it read the first defect; with
-   the audits, also the shipped nodes they label a defect more often than GOOD, and once more a
-   settled GOOD they overturn by five audits or more, four in five a defect (:func:`reopens`);
+   the audits, also the shipped nodes they label a defect more often than GOOD, once more a
+   settled GOOD they overturn by five audits or more, four in five a defect (:func:`reopens`),
+   and a reopened GOOD they go on overturning (ten audits or more) to a panel of three fresh
+   readers whose majority is final (:func:`panel_hears`);
 7. appeal sheets (:func:`write_appeal_sheets`) show, for the records that ship no node, each
    candidate the consensus rule agrees on (two voices and half of them state it) that one
    reviewer labelled ROUTE -- a step most voices take is no one route's by the data -- to two
@@ -95,8 +97,8 @@ class Verdicts:
     ``forms`` (a proposal's text key -> the other ways the voices write that same result, copied
     from their solutions on a forms sheet), ``settled`` (what a third reviewer decided),
     ``second`` (what a second reviewer signed GOOD too), ``reopened`` (a settled GOOD the
-    audits overturned, heard once more) and ``contested`` (a defect another reviewer proposed as
-    a key result)."""
+    audits overturned, heard once more), ``contested`` (a defect another reviewer proposed as
+    a key result) and ``panel`` (what three fresh readers decided by majority)."""
 
     labels: dict[str, str]
     proposed: tuple[str, ...] = ()
@@ -107,11 +109,13 @@ class Verdicts:
     #: imported with ``second``): their GOOD has two signatures
     second: frozenset = frozenset()
     #: settled text keys a reader heard again because the audits overturned them (:func:`reopens`):
-    #: final now, never reopened twice
+    #: never reopened twice (a GOOD there goes to a panel only if the audits go on overturning it)
     reopened: frozenset = frozenset()
     #: text keys labelled a defect that a later reviewer wrote in as a key result (``contested``:
     #: that reviewer): two readers disagree, so a dispute sheet lists them for a third
     contested: frozenset = frozenset()
+    #: text keys a panel of three fresh readers decided by majority (:func:`panel_hears`): final
+    panel: frozenset = frozenset()
 
 
 class SignoffError(ValueError):
@@ -248,7 +252,7 @@ def load_signoffs(path: Path) -> dict[str, Verdicts]:
 
 
 #: the marks a verdict row may carry, each a :class:`Verdicts` field of text keys
-_MARKS = ("settled", "second", "reopened", "contested")
+_MARKS = ("settled", "second", "reopened", "contested", "panel")
 #: the marks that name a reviewer: on a GOOD verdict or on a defect, and what the name means
 _NAMED_MARKS = {"second": (True, "'second' names the reviewer who signed a GOOD verdict too"),
                 "contested": (False, "'contested' names the reviewer who proposed a text labelled a defect as a "
@@ -726,9 +730,41 @@ def reopens(votes: list[str]) -> bool:
     return len(votes) >= REOPEN_AUDITS and 5 * sum(label != GOOD for label in votes) >= 4 * len(votes)
 
 
+#: the fewest independent audits of a shipped node that send a reopened GOOD to a panel (:func:`panel_hears`)
+PANEL_AUDITS = 2 * REOPEN_AUDITS
+#: the readers of a panel: their majority is final
+PANEL_READERS = 3
+
+
+def panel_hears(votes: list[str]) -> bool:
+    """Whether a GOOD that one reader already kept when the audits reopened it goes to a panel
+    of :data:`PANEL_READERS` fresh readers: the audits go on overturning it, at least
+    :data:`PANEL_AUDITS` of them, four in five or more a defect. One reader's word, twice, is
+    not final against every auditor either; a panel's majority is.
+
+    >>> panel_hears(["RESTATE"] * 17), panel_hears(["RESTATE"] * 8), panel_hears(["RESTATE"] * 8 + ["GOOD"] * 3)
+    (True, False, False)
+    """
+    return len(votes) >= PANEL_AUDITS and reopens(votes)
+
+
+def panel_label(labels: list[str]) -> str:
+    """A panel's verdict from its readers' ``labels``: GOOD when most sign it, else the defect
+    most of them name (the first named among equals).
+
+    >>> panel_label(["GOOD", "RESTATE", "GOOD"]), panel_label(["GOOD", "ROUTE", "RESTATE"]), panel_label(["ROUTE"] * 3)
+    ('GOOD', 'ROUTE', 'ROUTE')
+    """
+    if 2 * labels.count(GOOD) > len(labels):
+        return GOOD
+    defects = [label for label in labels if label != GOOD]
+    return max(dict.fromkeys(defects), key=defects.count)
+
+
 def disputed(evidence: Evidence, rule: ConsensusRule, labels: dict[str, str],
              audited: dict[str, list[str]] | None = None, settled: frozenset = frozenset(),
-             reopened: frozenset = frozenset(), contested: frozenset = frozenset()) -> list[tuple]:
+             reopened: frozenset = frozenset(), contested: frozenset = frozenset(),
+             panel: frozenset = frozenset()) -> list[tuple]:
     r"""``(candidate, k, n, writings)`` of the signable candidates (:func:`node_builder.consensus.signable`)
     two verdicts disagree on, for a third reviewer:
 
@@ -744,7 +780,9 @@ def disputed(evidence: Evidence, rule: ConsensusRule, labels: dict[str, str],
     A writing in ``settled`` (a third reviewer's already) is no dispute, and a candidate with a
     writing settled as a defect is decided: the build reads that defect whatever another writing
     says. A settled GOOD the audits overturn (:func:`reopens`) is heard once more, unless it was
-    ``reopened`` before. A writing belongs to the first such candidate.
+    ``reopened`` before; a reopened GOOD they go on overturning (:func:`panel_hears`) goes to a
+    panel (its answers need :data:`PANEL_READERS` readers), unless a ``panel`` decided it
+    already. A writing belongs to the first such candidate.
 
     >>> from node_builder.schema import Problem, Trajectory
     >>> from node_builder.evidence import gather
@@ -775,8 +813,8 @@ def disputed(evidence: Evidence, rule: ConsensusRule, labels: dict[str, str],
         disagree = GOOD in read and not decided and bool(read - {GOOD, FRAGMENT} or signed != GOOD)
         outvoted = signed in (GOOD, FRAGMENT) and 2 * sum(label != GOOD for label in votes) > len(votes)
         if not (disagree or outvoted):
-            writings = tuple(key for key in labelled if key in settled and key not in reopened
-                             and labels[key] == GOOD and reopens(audited.get(key, [])))
+            writings = tuple(key for key in labelled if key in settled and key not in panel and labels[key] == GOOD
+                             and (panel_hears if key in reopened else reopens)(audited.get(key, [])))
         if writings:
             claimed.update(writings)
             out.append((candidate, k, n, writings))
@@ -865,7 +903,7 @@ def write_dispute_sheets(benchmark: str, sources: list[str], out_dir: Path, verd
     blocks, listed = [], {}
     for problem, mine, evidence in _signed_evidence(problems, verdicts, f"{benchmark} dispute sheets", quiet):
         rows = disputed(evidence, ConsensusRule(), mine.labels, (audits or {}).get(problem.id), mine.settled,
-                        mine.reopened, mine.contested)
+                        mine.reopened, mine.contested, mine.panel)
         if rows:
             blocks.append(dispute_block(evidence, rows, mine.labels))
             listed[problem.id] = [list(writings) for *_, writings in rows]
@@ -1180,13 +1218,28 @@ def _import_appeal(sheet_dir: Path, answers: list[Path], reviewer: str, out: Pat
 def _import_disputes(sheet_dir: Path, answers: list[Path], reviewer: str, out: Path) -> dict:
     """Dispute answers merged into ``out``: every writing of an answered candidate carries the
     third reviewer's label (:func:`dispute_rows`); a proposal relabelled a defect stops being one;
-    a settled writing heard again is marked ``reopened``."""
+    a settled writing heard again is marked ``reopened``. A candidate heard by a panel (a
+    reopened writing, :func:`panel_hears`) takes the majority of :data:`PANEL_READERS` answer
+    files (:func:`panel_label`), marked ``panel``; :class:`SignoffError` when fewer answer it."""
     listed = json.loads((sheet_dir / "disputes.json").read_text(encoding="utf-8"))
     earlier = load_signoffs(Path(out)) if Path(out).exists() else {}
-    new, answered = [], set()
+    heard: dict[tuple[str, str], list[tuple[dict, list[str]]]] = {}
     for path in answers:
         for row, group in _answered_groups(Path(path).read_text(encoding="utf-8").splitlines(), listed, reviewer):
-            new += _group_rows(row, group, earlier.get(row["id"]))
+            heard.setdefault((row["id"], group[0]), []).append((row, group))
+    new, answered, panels, heard_by_panel = [], set(), set(), 0
+    for (pid, first), rows in heard.items():
+        mine = earlier.get(pid)
+        if mine is not None and any(writing in mine.reopened for _, group in rows for writing in group):
+            if len(rows) < PANEL_READERS:
+                raise SignoffError(f"{pid} {first!r} was reopened once already: a panel of {PANEL_READERS} readers "
+                                   f"hears it (give {PANEL_READERS} answer files; {len(rows)} answer it)")
+            row, group = rows[0]
+            rows = [({**row, "label": panel_label([r["label"] for r, _ in rows])}, group)]
+            panels.update((pid, writing) for writing in group)
+            heard_by_panel += 1
+        for row, group in rows:
+            new += _group_rows(row, group, mine)
             answered.update((row["id"], writing) for writing in group)
     changed = {_row_key(row) for row in new}
     seconds, contests = _named_marks(out, "second"), _named_marks(out, "contested")
@@ -1196,11 +1249,13 @@ def _import_disputes(sheet_dir: Path, answers: list[Path], reviewer: str, out: P
         elif row["label"] == GOOD and _row_key(row) in contests:
             row["second"] = contests[_row_key(row)]  # the reviewer who proposed it signed it GOOD too
         if row["id"] in earlier and row["text"] in earlier[row["id"]].settled:
-            row["reopened"] = True  # heard again over the audits (:func:`reopens`): never a third time
+            row["reopened"] = True  # heard again over the audits (:func:`reopens`)
+        if _row_key(row) in panels:
+            row["panel"] = True  # a panel's majority (:func:`panel_hears`): final
     rows = _merge(out, new, lambda row: _row_key(row) in changed,
                   annotate=_marking(answered, settled=True))
     return {"problems": len({pid for pid, _ in changed}), "relabelled": len(new),
-            "good": sum(row["label"] == GOOD for row in new), "file_verdicts": len(rows)}
+            "good": sum(row["label"] == GOOD for row in new), "panel_heard": heard_by_panel, "file_verdicts": len(rows)}
 
 
 def _named_marks(out: Path, mark: str) -> dict[tuple[str, str], str]:

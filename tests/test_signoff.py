@@ -582,7 +582,8 @@ def test_a_third_reviewer_settles_a_disputed_candidate_for_all_its_writings(tmp_
     (sheets / "disputes.json").write_text(json.dumps({"t/200": [list(found[0][3])]}))
     answers = tmp_path / "a.txt"
     answers.write_text("t/200: 1G\n")
-    assert import_answers(sheets, [answers], "c", out) == {"problems": 1, "relabelled": 1, "good": 1, "file_verdicts": 3}
+    assert import_answers(sheets, [answers], "c", out) == {"problems": 1, "relabelled": 1, "good": 1, "panel_heard": 0,
+                                                                "file_verdicts": 3}
     settled = load_signoffs(out)["t/200"]
     assert settled.labels["5 x 5 = 25"] == "GOOD" and settled.forms == {"5 \\times 5 = 25": ("5 \\cdot 5 = 25",)}
     assert settled.labels["6 x 5 = 30"] == "ROUTE"  # not on the sheet: untouched
@@ -759,6 +760,60 @@ def test_a_settled_good_the_audits_overturn_is_heard_once_more(tmp_path):
     verdicts = hear("d5", "G")
     assert verdicts.labels["3*3=9"] == "GOOD" and verdicts.reopened == {"3*3=9"}
     assert sheet("d6", ["RESTATE"] * 8) == {}
+
+
+def test_a_reopened_good_the_audits_go_on_overturning_goes_to_a_panel_of_three(tmp_path):
+    """GSM8K test/3's ``3*3=9`` was settled GOOD, reopened by the audits and kept GOOD by one more
+    reader. Eight audits more leave it; ten, four in five a defect, list it for a panel of three
+    fresh readers. One answer file is refused (naming the candidate); three decide by majority,
+    marked ``panel``, and no later sheet lists it, however many audits follow."""
+    sources = ["--source", f"gsm8k:{GSM8K / 'test.jsonl'}", "--source", f"gsm8k-socratic:{GSM8K / 'test_socratic.jsonl'}"]
+
+    def write(name, rows):
+        (tmp_path / name).write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+    def sheet(out_dir, audits):
+        write("audit.jsonl", [{"benchmark": "gsm8k", "record": "gsm8k/test/3", "node": "3*3=9", "label": label,
+                               "sample": f"seed {i}"} for i, label in enumerate(audits)])
+        done = _cli("signoff-sheet", "--benchmark", "gsm8k", *sources, "--out-dir", out_dir, "--disputes", "v.jsonl",
+                    "--audit", "audit.jsonl", "--shipped", "before.jsonl", "--quiet", cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        return json.loads((tmp_path / out_dir / "disputes.json").read_text())
+
+    def hear(out_dir, *answers):
+        names = []
+        for i, answer in enumerate(answers):
+            (tmp_path / f"a{i}.txt").write_text(f"gsm8k/test/3: 1{answer}\n")
+            names.append(f"a{i}.txt")
+        return _cli("signoff-import", "--sheet-dir", out_dir, "--answers", *names, "--reviewer", "panel",
+                    "--out", "v.jsonl", cwd=tmp_path)
+
+    reopened = [{"id": "gsm8k/test/3", "text": "3*3=9", "label": "GOOD", "reviewer": "d", "settled": True,
+                 "reopened": True},
+                {"id": "gsm8k/test/3", "text": "9", "label": "FRAGMENT", "reviewer": "a"}]
+    write("v.jsonl", reopened)
+    _built_record(tmp_path, "before", sources, "gsm8k/test/3")
+    assert sheet("d1", ["RESTATE"] * 8) == {}
+    assert sheet("d2", ["RESTATE"] * 8 + ["GOOD"] * 3) == {}  # 73% a defect
+    assert sheet("d3", ["RESTATE"] * 10) == {"gsm8k/test/3": [["3*3=9"]]}
+    one = hear("d3", "G")
+    assert one.returncode != 0 and "gsm8k/test/3 '3*3=9' was reopened once already" in one.stderr
+    assert load_signoffs(tmp_path / "v.jsonl")["gsm8k/test/3"].panel == frozenset()  # nothing written
+    done = hear("d3", "G", "S", "R")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stderr.strip().splitlines()[-1])["panel_heard"] == 1
+    rows = [json.loads(line) for line in (tmp_path / "v.jsonl").read_text().splitlines()]
+    assert {"id": "gsm8k/test/3", "text": "3*3=9", "label": "RESTATE", "reviewer": "panel", "settled": True,
+            "reopened": True, "panel": True} in rows
+    assert _built_record(tmp_path, "after", sources, "gsm8k/test/3")["nodes"] == []
+    assert sheet("d4", ["RESTATE"] * 20) == {}
+
+    write("v.jsonl", reopened)  # most of the panel signs it: GOOD, final
+    sheet("d5", ["RESTATE"] * 12)
+    assert hear("d5", "R", "G", "G").returncode == 0
+    verdicts = load_signoffs(tmp_path / "v.jsonl")["gsm8k/test/3"]
+    assert verdicts.labels["3*3=9"] == "GOOD" and verdicts.panel == {"3*3=9"}
+    assert sheet("d6", ["RESTATE"] * 30) == {}
 
 
 def test_an_appeal_heard_by_two_reviewers_overturns_a_route_label_only_when_both_sign(tmp_path):
