@@ -14,7 +14,11 @@ convicts, or none:
    (``-k + 3k = (-1 + 3)k = 4k``: at ``k = 3``, 6 and 12), unless an equation of the problem pins
    a variable (``x^2 - x - 1 = 0``: ``x \cdot x^2 = x(x + 1)`` uses it) or a letter is applied as
    a function (``f(4) = f(3) + 5``); and a quantity a step computes once and then writes with
-   another bare value (``a_6 = -25 + 5 \times 75``, then ``a_6 = 525``).
+   another bare value (``a_6 = -25 + 5 \times 75``, then ``a_6 = 525``). With the answer not
+   known to be right, also a linear equation in one variable whose root differs from that of
+   the equation in the same variable one step before (``3x + 2x = 30``, then ``5x + 1 = 30``: it
+   does not follow); two bare values in a row (``y = 0``, then ``y = 1``: cases), a variable a
+   quadratic pins or a step gives two roots, and a side cut short by ``...`` are left alone.
 2. **contradicts a node** -- the step states a value for a node's quantity other than the
    node's (node ``p = 0.29``, step ``p = 0.30``); a supposition (``if x = 3``, ``try a = 2``),
    several values for one quantity in a step (``x = -4`` or ``x = 1``) and a solution that also
@@ -281,6 +285,8 @@ def _locate(text: str, steps: list[Step], nodes: tuple, answer_correct, problem:
     pinned = step_facts(problem[:MAX_PROBLEM_CHARS]).pinned if "=" in problem else frozenset()
     # with a right answer a node's quantity given another value is another quantity of the same name
     signals = _strong_signals(facts, known if answer_correct is not True else None, pinned)
+    if answer_correct is not True:
+        signals += _broken_equations(facts)
     if answer_correct is False:
         path = _leaves_path(facts, _with_gold(facts, reached, gold), path_values(nodes, gold) | computed, given,
                             bool(nodes), n)
@@ -490,6 +496,41 @@ def _with_gold(facts: list[StepFacts], reached: list[list[str]], gold: str) -> l
     if value is None:
         return reached
     return [ids + ["the gold answer's value"] if value in f.results else ids for ids, f in zip(reached, facts)]
+
+
+def _broken_equations(facts: list[StepFacts]) -> list[tuple]:
+    r"""``(step, kind, reason, node)`` of each linear equation in one variable whose root differs
+    from the root of the last such equation in that variable an earlier step states: it does not
+    follow (``15 \cdot \frac{x}{5} \cdot \frac{1}{3} = 15 \cdot 6`` gives 90, the next step's
+    ``3x = 90`` gives 30). A variable that an equation of the solution pins without being linear
+    (a quadratic: several roots), or that one step gives several roots (cases), is left alone."""
+    several = set().union(*(f.nonlinear for f in facts))
+    for f in facts:
+        roots: dict = {}
+        for e in f.equations:
+            roots.setdefault(e.key, set()).add(e.value)
+        several |= {name for name, values in roots.items() if len(values) > 1}
+    out, last = [], {}
+    for i, f in enumerate(facts):
+        for e in f.equations:
+            if e.key in several:
+                continue
+            before = last.get(e.key)
+            if before is not None and before[1].value != e.value and before[0] == i - 1 and \
+                    not (_assigns(before[1]) or _assigns(e)):
+                j, earlier = before
+                out.append((i, "false_computation", f"step {i + 1}: {e.text} does not follow from step {j + 1}'s "
+                                                    f"{earlier.text} ({e.key} = {_show(earlier.value)} there, "
+                                                    f"{_show(e.value)} here)", None))
+            last[e.key] = (i, e)
+    return out
+
+
+def _assigns(equation) -> bool:
+    """An equation that gives its variable a value (``x = 3``, ``b = 35 - 26``): the variable
+    alone on one side. Two of them in a row are cases or a new use of the letter, no derivation."""
+    sides = [side.strip() for side in equation.text.split(" = ", 1)]
+    return any(side == equation.key or side == "{" + equation.key + "}" for side in sides)
 
 
 def _leaves_path(facts: list[StepFacts], reached: list[list[str]], node_values: frozenset, given: frozenset,

@@ -22,6 +22,9 @@ text becomes canonical tokens (:mod:`consensus_metrics.normalize`) and relation 
 * a quantity **computed once and then written with another value** in the same step
   (``a_6 = -25 + 5 \times 75``, then ``a_6 = 525``) is a false computation, unless a word makes
   it another case (``or``, ``if``, ``now``...), the step has ``±``, or it is rounding;
+* an **equation** is a pair of sides in one variable whose difference is linear, kept with its
+  root (``3x + 2x = 30``: 6; not in a supposition or a step that checks a candidate); a
+  variable such a pair pins without being linear (``x^2 = 9``) is **nonlinear**;
 * **numbers** are the values of every numeral of the step, **results** the values a
   computation of the step arrives at (its last bare-number side).
 
@@ -123,6 +126,11 @@ class StepFacts(NamedTuple):
     stated: frozenset
     percents: frozenset = frozenset()
     pinned: frozenset = frozenset()
+    #: linear equations in one variable, each as a :class:`Claim` of its root (``key``: the
+    #: variable; ``text``: the equation as written); :func:`nonlinear`: variables an equation of
+    #: the step pins that is not linear (a quadratic: several roots)
+    equations: tuple = ()
+    nonlinear: frozenset = frozenset()
 
     @property
     def false_computations(self) -> tuple[Computation, ...]:
@@ -223,8 +231,8 @@ def _cached_facts(text: str) -> StepFacts:
 
 def _read(text: str, toks: Tokens, deadline: Deadline) -> StepFacts:
     keys, kinds = toks.keys, toks.kinds
-    computations, claims, results = [], [], set()
-    operand, pinned = set(), set()
+    computations, claims, results, equations = [], [], set(), []
+    operand, pinned, nonlinear = set(), set(), set()
     lenient = _CHECKING_RE.search(text) is not None  # a candidate checked, modular arithmetic: = may not hold
     for chain in build_chains(toks, text, deadline, with_comm=False):
         sides = chain.sides
@@ -250,6 +258,12 @@ def _read(text: str, toks: Tokens, deadline: Deadline) -> StepFacts:
                 pin = _pins(keys, kinds, a, b)
                 if pin is not None:
                     pinned.add(pin)
+                    root = _linear_root(text, toks, a, b, pin)
+                    if root is None:
+                        nonlinear.add(pin)
+                    elif root is not _NO_ROOT:
+                        equations.append(Claim(pin, f"{_whole(text, a)} = {_whole(text, b)}", root,
+                                               a.start, b.end))
             if va is None and vb is None:
                 if len(sides) >= 3 and not lenient:
                     rewrite = _rewrite(text, toks, a, b)
@@ -288,8 +302,10 @@ def _read(text: str, toks: Tokens, deadline: Deadline) -> StepFacts:
     if claims:
         claims = _mark_suppositions(text, claims)
         computations.extend(_inconsistent(text, claims))
+    if equations:
+        equations = [e for e in _mark_suppositions(text, equations) if not (e.hypothetical or lenient)]
     return StepFacts(tuple(computations), tuple(claims), frozenset(numbers), frozenset(results), frozenset(stated),
-                     frozenset(percents), frozenset(pinned))
+                     frozenset(percents), frozenset(pinned), tuple(equations), frozenset(nonlinear))
 
 
 def _tests_a_candidate(values: list, bare: list, rels) -> bool:
@@ -548,6 +564,63 @@ def _pins(keys, kinds, a, b) -> str | None:
         return name
     same, differ, _ = _compare(keys[a.lo:a.hi], na, keys[b.lo:b.hi], nb, [name], enough=1)
     return name if differ and not same else None
+
+
+#: :func:`_linear_root` of an equation that states no root of its own: a function applied, a
+#: vector, an identity, a side without a value at the test points
+_NO_ROOT = object()
+#: the points a one-variable equation is read at (its sides' difference must be linear there)
+LINEAR_POINTS = (Fraction(3), Fraction(5), Fraction(7), Fraction(11, 2))
+_ELLIPSIS_RE = re.compile(r"\s*(?:\.\.\.|…|\\[lc]?dots)")
+
+
+def _linear_root(text, toks, a, b, name: str):
+    r"""The root of an equation in one variable ``name`` whose sides differ by a linear function
+    (``15 \cdot rac{x}{5} \cdot rac{1}{3} = 15 \cdot 6``: 90), read with exact arithmetic at
+    :data:`LINEAR_POINTS`; ``None`` when the difference is not linear there (``x^2 = 9``: it has
+    several roots), :data:`_NO_ROOT` when the pair states no root (a function applied, a
+    vector, ``i``, a prose word, an identity, no value at a point).
+
+    >>> from consensus_metrics.normalize import tokenize
+    >>> from consensus_metrics.relations import build_chains
+    >>> def root(t):
+    ...     toks = tokenize(t); s = next(iter(build_chains(toks, t, with_comm=False))).sides
+    ...     return _linear_root(t, toks, s[0], s[1], "x")
+    >>> [str(rational(root(t))) for t in ("3x = 90", "(x/5) * (1/3) = 6", "x - 4 = 4 - x")]
+    ['30', '90', '4']
+    >>> root("x^2 = 9") is None, root("2x + 3 = 2x + 3") is _NO_ROOT, rational(root("2x = 0"))
+    (True, True, Fraction(0, 1))
+    >>> root("10x = 5.555...") is _NO_ROOT
+    True
+    """
+    keys, kinds = toks.keys, toks.kinds
+    ka, na = keys[a.lo:a.hi], kinds[a.lo:a.hi]
+    kb, nb = keys[b.lo:b.hi], kinds[b.lo:b.hi]
+    if not ka or not kb or name in _NOT_SCALAR or any(n in (WORD, MISC, FUNC) for n in na + nb):
+        return _NO_ROOT
+    if not _plain_pair(text, toks, a, b) or _fragment(text, toks, a, b) or \
+            _VECTOR_RE.search(text[max(0, a.start - 200):b.end]) or \
+            any(_ELLIPSIS_RE.match(text, end) for end in (a.end, b.end)):
+        return _NO_ROOT  # 10x = 5.555...: a repeating decimal cut short is no exact side
+    if name in _FUNCTION_NAMES and any(text[toks.ends[t]:toks.ends[t] + 1] == "("
+                                       for s_ in (a, b) for t in range(s_.lo, s_.hi) if kinds[t] == ID):
+        return _NO_ROOT
+    diffs = []
+    for x in LINEAR_POINTS:
+        at = _value_key(x)
+        va = surd_value(tuple(at if n == ID else k for k, n in zip(ka, na)), tuple(NUM if n == ID else n for n in na))
+        vb = surd_value(tuple(at if n == ID else k for k, n in zip(kb, nb)), tuple(NUM if n == ID else n for n in nb))
+        ra, rb = rational(va) if va is not None else None, rational(vb) if vb is not None else None
+        if ra is None or rb is None:
+            return _NO_ROOT
+        diffs.append(ra - rb)
+    slope = (diffs[1] - diffs[0]) / (LINEAR_POINTS[1] - LINEAR_POINTS[0])
+    if slope == 0:
+        return _NO_ROOT if len(set(diffs)) == 1 else None
+    if any(d != diffs[0] + slope * (x - LINEAR_POINTS[0]) for x, d in zip(LINEAR_POINTS, diffs)):
+        return None
+    root = LINEAR_POINTS[0] - diffs[0] / slope
+    return ((1, root),) if root else ()
 
 
 def _value_key(x: Fraction) -> str:

@@ -464,3 +464,47 @@ def test_a_step_that_computes_the_gold_answer_is_on_the_path():
                               gold="36").step == 2
     # without a gold answer the path ends at the last node
     assert locate_first_error(SAVED, ["11 + $4 = 15"], answer_correct=False, problem=SAVED_PROBLEM).step == 2
+
+
+# PRMBench (MATH-500 "Solve for x: x/2 + x/3 = 5", an inserted counterfactual step 5): 3x + 2x = 30
+# gives x = 6, the next step's 5x + 1 = 30 gives 29/5 -- it does not follow
+HALVES_PROBLEM = "Solve for $x$: $\\frac{x}2 + \\frac{x}3 = 5$"
+HALVES = ["I want to isolate $x$ on one side of the equation, so I need to get rid of the fractions first.",
+          "To do that, I can multiply both sides by the least common multiple of 2 and 3, which is 6.",
+          "That will give me $6 \\cdot \\frac{x}{2} + 6 \\cdot \\frac{x}{3} = 6 \\cdot 5$.",
+          "Simplifying, I get $3x + 2x = 30$.",
+          "Combining like terms, I get $5x + 1 = 30$.",
+          "Subtract 1 from both sides to get $5x = 29$.",
+          "Dividing both sides by 5, the result is $x = \\frac{29}{5}$.", "# Answer: \\frac{29}{5}"]
+
+
+def test_an_equation_that_does_not_follow_from_the_step_before_is_false():
+    loc = locate_first_error(HALVES, [], answer_correct=None, problem=HALVES_PROBLEM)
+    assert (loc.step, loc.kind) == (4, "false_computation")
+    assert loc.reason == "step 5: 5x + 1 = 30 does not follow from step 4's 3x + 2x = 30 (x = 6 there, 29/5 here)"
+    # a wrong answer: the same signal, beside where the path ends
+    assert (4, "false_computation") in [(s, k) for s, k in
+                                        locate_first_error(HALVES, ["3x + 2x = 30"], answer_correct=False,
+                                                           problem=HALVES_PROBLEM).signals]
+    # the original solution (3x + 2x = 30, 5x = 30, x = 6) derives every equation from the one before
+    right = HALVES[:4] + ["Combining like terms, I get $5x = 30$.", "Dividing both sides by 5, $x = 6$.",
+                          "# Answer: 6"]
+    assert locate_first_error(right, [], answer_correct=None, problem=HALVES_PROBLEM).step is None
+    # with a right answer no derivation is held against the solution (a case split reads the same)
+    assert locate_first_error(HALVES, [], answer_correct=True, problem=HALVES_PROBLEM).step is None
+
+
+def test_cases_quadratics_and_repeating_decimals_are_no_broken_derivation():
+    # two values given in a row are cases (or the letter used anew), not a derivation
+    assert locate_first_error(["If $y = 0$, the point is $(3, 0)$.", "With $y = 1$ we get $(3, 1)$."], [],
+                              answer_correct=False).kind != "false_computation"
+    # a quadratic has two roots: its linear factors are alternatives
+    roots = ["So $x^2 - 5x + 6 = 0$.", "Then $x - 2 = 0$.", "Or $x - 3 = 0$."]
+    assert locate_first_error(roots, [], answer_correct=False).kind != "false_computation"
+    # PRMBench's original 0.555...: a repeating decimal cut short is no exact side
+    decimal = ["So, we can let $x = 0.555555...$", "Then $10x = 5.555555...$",
+               "So, $10x - x = 5.555555... - 0.555555...$.", "That gives us $9x = 5$. So $x = \\dfrac{5}{9}$."]
+    assert locate_first_error(decimal, [], answer_correct=None).step is None
+    # a supposition is no step of the derivation
+    assert locate_first_error(["We get $2x = 10$.", "If $3x = 12$, then the other case."], [],
+                              answer_correct=None).step is None
