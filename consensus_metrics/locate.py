@@ -17,7 +17,8 @@ convicts, or none:
    another bare value (``a_6 = -25 + 5 \times 75``, then ``a_6 = 525``). With the answer not
    known to be right, also a linear equation in one variable whose root differs from that of
    the equation in the same variable one step before (``3x + 2x = 30``, then ``5x + 1 = 30``: it
-   does not follow); two bare values in a row (``y = 0``, then ``y = 1``: cases), a variable a
+   does not follow); a pair where either equation gives the variable a value (``y = 0``, then
+   ``y = 1``: cases; ``x = 1``, then ``5x - 1 = -x - 3``: the letter used anew), a variable a
    quadratic pins or a step gives two roots, and a side cut short by ``...`` are left alone.
 2. **contradicts a node** -- the step states a value for a node's quantity other than the
    node's (node ``p = 0.29``, step ``p = 0.30``); a supposition (``if x = 3``, ``try a = 2``),
@@ -500,10 +501,11 @@ def _with_gold(facts: list[StepFacts], reached: list[list[str]], gold: str) -> l
 
 def _broken_equations(facts: list[StepFacts]) -> list[tuple]:
     r"""``(step, kind, reason, node)`` of each linear equation in one variable whose root differs
-    from the root of the last such equation in that variable an earlier step states: it does not
-    follow (``15 \cdot \frac{x}{5} \cdot \frac{1}{3} = 15 \cdot 6`` gives 90, the next step's
-    ``3x = 90`` gives 30). A variable that an equation of the solution pins without being linear
-    (a quadratic: several roots), or that one step gives several roots (cases), is left alone."""
+    from the root of the equation in that variable the step before states: it does not follow
+    (``15 \cdot \frac{x}{5} \cdot \frac{1}{3} = 15 \cdot 6`` gives 90, the next step's ``3x = 90``
+    gives 30). Left alone: a pair where either equation gives the variable a value
+    (:func:`_assigns`), a variable that an equation of the solution pins without being linear (a
+    quadratic: several roots), or that one step gives several roots (cases)."""
     several = set().union(*(f.nonlinear for f in facts))
     for f in facts:
         roots: dict = {}
@@ -528,7 +530,8 @@ def _broken_equations(facts: list[StepFacts]) -> list[tuple]:
 
 def _assigns(equation) -> bool:
     """An equation that gives its variable a value (``x = 3``, ``b = 35 - 26``): the variable
-    alone on one side. Two of them in a row are cases or a new use of the letter, no derivation."""
+    alone on one side. Beside another equation in that letter it may be a case or a new use of the
+    letter, no derivation."""
     sides = [side.strip() for side in equation.text.split(" = ", 1)]
     return any(side == equation.key or side == "{" + equation.key + "}" for side in sides)
 

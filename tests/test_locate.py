@@ -495,7 +495,9 @@ def test_an_equation_that_does_not_follow_from_the_step_before_is_false():
 
 
 def test_cases_quadratics_and_repeating_decimals_are_no_broken_derivation():
-    # two values given in a row are cases (or the letter used anew), not a derivation
+    # two values given in a row are cases, and a value then an equation may use the letter anew
+    assert locate_first_error(["So $x = 1$.", "Next case: $5x - 1 = -x - 3$."], [],
+                              answer_correct=None).step is None
     assert locate_first_error(["If $y = 0$, the point is $(3, 0)$.", "With $y = 1$ we get $(3, 1)$."], [],
                               answer_correct=False).kind != "false_computation"
     # a quadratic has two roots: its linear factors are alternatives
