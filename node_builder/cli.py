@@ -499,8 +499,8 @@ def make_parser() -> argparse.ArgumentParser:
                          "forms.json for forms sheets, disputes.json for dispute sheets, appeal.json for appeal "
                          "sheets)")
     im.add_argument("--answers", nargs="+", required=True,
-                    help="answer files: one 'ID: 1G 2R ...' line per problem (proposals: JSON lines); a "
-                         "dispute sheet's panel: the three readers' files, their majority decides")
+                    help="answer files: one 'ID: 1G 2R ...' line per problem (proposals: JSON lines); on a "
+                         "dispute sheet, several readers' files: their majority decides (a panel needs three)")
     im.add_argument("--reviewer", required=True, help="who signed (kept with each verdict)")
     im.add_argument("--second-reviewer", metavar="NAME",
                     help="proposal sheets: a second reviewer signed these proposals GOOD too (kept as 'second'); "

@@ -1218,9 +1218,10 @@ def _import_appeal(sheet_dir: Path, answers: list[Path], reviewer: str, out: Pat
 def _import_disputes(sheet_dir: Path, answers: list[Path], reviewer: str, out: Path) -> dict:
     """Dispute answers merged into ``out``: every writing of an answered candidate carries the
     third reviewer's label (:func:`dispute_rows`); a proposal relabelled a defect stops being one;
-    a settled writing heard again is marked ``reopened``. A candidate heard by a panel (a
-    reopened writing, :func:`panel_hears`) takes the majority of :data:`PANEL_READERS` answer
-    files (:func:`panel_label`), marked ``panel``; :class:`SignoffError` when fewer answer it."""
+    a settled writing heard again is marked ``reopened``. A candidate several answer files
+    answer takes their majority (:func:`panel_label`); one heard by a panel (a reopened writing,
+    :func:`panel_hears`) needs :data:`PANEL_READERS` of them and is marked ``panel``
+    (:class:`SignoffError` when fewer answer it)."""
     listed = json.loads((sheet_dir / "disputes.json").read_text(encoding="utf-8"))
     earlier = load_signoffs(Path(out)) if Path(out).exists() else {}
     heard: dict[tuple[str, str], list[tuple[dict, list[str]]]] = {}
@@ -1230,17 +1231,17 @@ def _import_disputes(sheet_dir: Path, answers: list[Path], reviewer: str, out: P
     new, answered, panels, heard_by_panel = [], set(), set(), 0
     for (pid, first), rows in heard.items():
         mine = earlier.get(pid)
-        if mine is not None and any(writing in mine.reopened for _, group in rows for writing in group):
+        row, group = rows[0]
+        if mine is not None and any(writing in mine.reopened for writing in group):
             if len(rows) < PANEL_READERS:
                 raise SignoffError(f"{pid} {first!r} was reopened once already: a panel of {PANEL_READERS} readers "
                                    f"hears it (give {PANEL_READERS} answer files; {len(rows)} answer it)")
-            row, group = rows[0]
-            rows = [({**row, "label": panel_label([r["label"] for r, _ in rows])}, group)]
             panels.update((pid, writing) for writing in group)
             heard_by_panel += 1
-        for row, group in rows:
-            new += _group_rows(row, group, mine)
-            answered.update((row["id"], writing) for writing in group)
+        if len(rows) > 1:  # several readers: their majority
+            row = {**row, "label": panel_label([r["label"] for r, _ in rows])}
+        new += _group_rows(row, group, mine)
+        answered.update((row["id"], writing) for writing in group)
     changed = {_row_key(row) for row in new}
     seconds, contests = _named_marks(out, "second"), _named_marks(out, "contested")
     for row in new:  # a GOOD confirmed keeps the second signature it had: two readers signed it

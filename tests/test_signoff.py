@@ -594,6 +594,12 @@ def test_a_third_reviewer_settles_a_disputed_candidate_for_all_its_writings(tmp_
     assert import_answers(sheets, [answers], "c", out)["relabelled"] == 2
     overruled = load_signoffs(out)["t/200"]
     assert overruled.proposed == () and set(overruled.labels.values()) == {"ROUTE"}
+    several = []  # several readers of one sheet: their majority, one verdict per writing
+    for i, answer in enumerate(("1G", "1G", "1R")):
+        several.append(tmp_path / f"r{i}.txt")
+        several[-1].write_text(f"t/200: {answer}\n")
+    assert import_answers(sheets, several, "c", out)["good"] >= 1
+    assert load_signoffs(out)["t/200"].labels["5 x 5 = 25"] == "GOOD"
     with pytest.raises(SignoffError, match="'2G' is no NUMBER"):
         answers.write_text("t/200: 2G\n")
         import_answers(sheets, [answers], "c", out)
