@@ -722,24 +722,37 @@ def test_a_third_reviewer_confirming_a_good_keeps_its_second_signature(tmp_path)
     assert verdicts.settled == {"3*3=9"} and verdicts.second == {"3*3=9"}
 
 
+GSM8K_SOURCES = ["--source", f"gsm8k:{GSM8K / 'test.jsonl'}", "--source", f"gsm8k-socratic:{GSM8K / 'test_socratic.jsonl'}"]
+
+
+def _write_rows(path, rows) -> None:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
+def _audit_dispute_sheet(tmp_path, out_dir: str, audits: list[str]) -> dict:
+    """The ``disputes.json`` of a dispute sheet of ``v.jsonl`` when audits with ``audits`` as
+    labels read GSM8K test/3's shipped ``3*3=9`` (in ``before.jsonl``)."""
+    _write_rows(tmp_path / "audit.jsonl", [{"benchmark": "gsm8k", "record": "gsm8k/test/3", "node": "3*3=9",
+                                            "label": label, "sample": f"seed {i}"} for i, label in enumerate(audits)])
+    done = _cli("signoff-sheet", "--benchmark", "gsm8k", *GSM8K_SOURCES, "--out-dir", out_dir, "--disputes", "v.jsonl",
+                "--audit", "audit.jsonl", "--shipped", "before.jsonl", "--quiet", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    return json.loads((tmp_path / out_dir / "disputes.json").read_text())
+
+
 def test_a_settled_good_the_audits_overturn_is_heard_once_more(tmp_path):
     """GSM8K test/3's ``3*3=9`` was settled GOOD by a third reviewer. Four audits labelling the
     shipped node ROUTE leave it settled, and so do five of which two sign it; five of which four
     call it a defect send it to one more reader without its label. That reader's ROUTE removes it and marks it ``reopened``; no later sheet
     lists it again, however many audits follow. A reopened GOOD stays GOOD and is not heard again
     either."""
-    sources = ["--source", f"gsm8k:{GSM8K / 'test.jsonl'}", "--source", f"gsm8k-socratic:{GSM8K / 'test_socratic.jsonl'}"]
+    sources = GSM8K_SOURCES
 
     def write(name, rows):
-        (tmp_path / name).write_text("".join(json.dumps(r) + "\n" for r in rows))
+        _write_rows(tmp_path / name, rows)
 
     def sheet(out_dir, audits):
-        write("audit.jsonl", [{"benchmark": "gsm8k", "record": "gsm8k/test/3", "node": "3*3=9", "label": label,
-                               "sample": f"seed {i}"} for i, label in enumerate(audits)])
-        done = _cli("signoff-sheet", "--benchmark", "gsm8k", *sources, "--out-dir", out_dir, "--disputes", "v.jsonl",
-                    "--audit", "audit.jsonl", "--shipped", "before.jsonl", "--quiet", cwd=tmp_path)
-        assert done.returncode == 0, done.stderr
-        return json.loads((tmp_path / out_dir / "disputes.json").read_text())
+        return _audit_dispute_sheet(tmp_path, out_dir, audits)
 
     def hear(out_dir, answer):
         (tmp_path / "a.txt").write_text(f"gsm8k/test/3: 1{answer}\n")
@@ -773,18 +786,13 @@ def test_a_reopened_good_the_audits_go_on_overturning_goes_to_a_panel_of_three(t
     reader. Eight audits more leave it; ten, four in five a defect, list it for a panel of three
     fresh readers. One answer file is refused (naming the candidate); three decide by majority,
     marked ``panel``, and no later sheet lists it, however many audits follow."""
-    sources = ["--source", f"gsm8k:{GSM8K / 'test.jsonl'}", "--source", f"gsm8k-socratic:{GSM8K / 'test_socratic.jsonl'}"]
+    sources = GSM8K_SOURCES
 
     def write(name, rows):
-        (tmp_path / name).write_text("".join(json.dumps(r) + "\n" for r in rows))
+        _write_rows(tmp_path / name, rows)
 
     def sheet(out_dir, audits):
-        write("audit.jsonl", [{"benchmark": "gsm8k", "record": "gsm8k/test/3", "node": "3*3=9", "label": label,
-                               "sample": f"seed {i}"} for i, label in enumerate(audits)])
-        done = _cli("signoff-sheet", "--benchmark", "gsm8k", *sources, "--out-dir", out_dir, "--disputes", "v.jsonl",
-                    "--audit", "audit.jsonl", "--shipped", "before.jsonl", "--quiet", cwd=tmp_path)
-        assert done.returncode == 0, done.stderr
-        return json.loads((tmp_path / out_dir / "disputes.json").read_text())
+        return _audit_dispute_sheet(tmp_path, out_dir, audits)
 
     def hear(out_dir, *answers):
         names = []
