@@ -533,12 +533,10 @@ def _compare(ka, na, kb, nb, order, enough: int = 2) -> tuple[int, int, str]:
     witness = ""
     for point in REWRITE_POINTS:
         assign = {name: _value_key(point[k]) for k, name in enumerate(order)}
-        va = surd_value(tuple(assign.get(k, k) if n == ID else k for k, n in zip(ka, na)),
-                        tuple(NUM if n == ID else n for n in na))
+        va = _value_at(ka, na, assign)
         if va is None:
             continue
-        vb = surd_value(tuple(assign.get(k, k) if n == ID else k for k, n in zip(kb, nb)),
-                        tuple(NUM if n == ID else n for n in nb))
+        vb = _value_at(kb, nb, assign)
         if vb is None:
             continue
         if va == vb:
@@ -576,7 +574,7 @@ _ELLIPSIS_RE = re.compile(r"\s*(?:\.\.\.|…|\\[lc]?dots)")
 
 def _linear_root(text, toks, a, b, name: str):
     r"""The root of an equation in one variable ``name`` whose sides differ by a linear function
-    (``15 \cdot rac{x}{5} \cdot rac{1}{3} = 15 \cdot 6``: 90), read with exact arithmetic at
+    (``15 \cdot \frac{x}{5} \cdot \frac{1}{3} = 15 \cdot 6``: 90), read with exact arithmetic at
     :data:`LINEAR_POINTS`; ``None`` when the difference is not linear there (``x^2 = 9``: it has
     several roots), :data:`_NO_ROOT` when the pair states no root (a function applied, a
     vector, ``i``, a prose word, an identity, no value at a point).
@@ -607,9 +605,8 @@ def _linear_root(text, toks, a, b, name: str):
         return _NO_ROOT
     diffs = []
     for x in LINEAR_POINTS:
-        at = _value_key(x)
-        va = surd_value(tuple(at if n == ID else k for k, n in zip(ka, na)), tuple(NUM if n == ID else n for n in na))
-        vb = surd_value(tuple(at if n == ID else k for k, n in zip(kb, nb)), tuple(NUM if n == ID else n for n in nb))
+        at = {name: _value_key(x)}
+        va, vb = _value_at(ka, na, at), _value_at(kb, nb, at)
         ra, rb = rational(va) if va is not None else None, rational(vb) if vb is not None else None
         if ra is None or rb is None:
             return _NO_ROOT
@@ -621,6 +618,12 @@ def _linear_root(text, toks, a, b, name: str):
         return None
     root = LINEAR_POINTS[0] - diffs[0] / slope
     return ((1, root),) if root else ()
+
+
+def _value_at(keys, kinds, assign: dict) -> tuple | None:
+    """The exact value of a side with each variable of ``assign`` replaced by its number token."""
+    return surd_value(tuple(assign.get(k, k) if n == ID else k for k, n in zip(keys, kinds)),
+                      tuple(NUM if n == ID else n for n in kinds))
 
 
 def _value_key(x: Fraction) -> str:

@@ -184,7 +184,7 @@ def is_identity(text: str) -> bool:
 
 def same_equation(a: str, b: str) -> bool:
     r"""Two equations that are one equation rearranged or multiplied through by a constant or by
-    one of their variables (``27 = a^2 + rac{46}{a}``, ``27a = a^3 + 46``, ``a^3 - 27a + 46 = 0``):
+    one of their variables (``27 = a^2 + \frac{46}{a}``, ``27a = a^3 + 46``, ``a^3 - 27a + 46 = 0``):
     their differences ``L - R`` are proportional, exactly at random rational points.
 
     >>> same_equation("27 = a^2 + \\frac{46}{a}", "a^3 - 27a + 46 = 0"), same_equation("x + 1 = 3", "x = 5")

@@ -183,8 +183,8 @@ _OVER = re.compile(r"\{([^{}]*)\\over\b([^{}]*)\}")
 
 
 def readable_statement(text: str) -> str:
-    r"""The statement with TeX's ``{a \over b}`` written ``rac{a}{b}``, as solutions write it
-    (the matcher reads ``rac``), so that a given copied into a solution is recognised as one.
+    r"""The statement with TeX's ``{a \over b}`` written ``\frac{a}{b}``, as solutions write it
+    (the matcher reads ``\frac``), so that a given copied into a solution is recognised as one.
 
     >>> readable_statement("\\log_2\\left({x \\over yz}\\right) = {1 \\over 2}")
     '\\log_2\\left(\\frac{x }{ yz}\\right) = \\frac{1 }{ 2}'

@@ -748,11 +748,11 @@ def panel_hears(votes: list[str]) -> bool:
     return len(votes) >= PANEL_AUDITS and reopens(votes)
 
 
-def panel_label(labels: list[str]) -> str:
-    """A panel's verdict from its readers' ``labels``: GOOD when most sign it, else the defect
-    most of them name (the first named among equals).
+def majority_label(labels: list[str]) -> str:
+    """The verdict of several readers (a panel) from their ``labels``: GOOD when most sign it,
+    else the defect most of them name (the first named among equals).
 
-    >>> panel_label(["GOOD", "RESTATE", "GOOD"]), panel_label(["GOOD", "ROUTE", "RESTATE"]), panel_label(["ROUTE"] * 3)
+    >>> majority_label(["GOOD", "RESTATE", "GOOD"]), majority_label(["GOOD", "ROUTE", "RESTATE"]), majority_label(["ROUTE"] * 3)
     ('GOOD', 'ROUTE', 'ROUTE')
     """
     if 2 * labels.count(GOOD) > len(labels):
@@ -1219,7 +1219,7 @@ def _import_disputes(sheet_dir: Path, answers: list[Path], reviewer: str, out: P
     """Dispute answers merged into ``out``: every writing of an answered candidate carries the
     third reviewer's label (:func:`dispute_rows`); a proposal relabelled a defect stops being one;
     a settled writing heard again is marked ``reopened``. A candidate several answer files
-    answer takes their majority (:func:`panel_label`); one heard by a panel (a reopened writing,
+    answer takes their majority (:func:`majority_label`); one heard by a panel (a reopened writing,
     :func:`panel_hears`) needs :data:`PANEL_READERS` of them and is marked ``panel``
     (:class:`SignoffError` when fewer answer it)."""
     listed = json.loads((sheet_dir / "disputes.json").read_text(encoding="utf-8"))
@@ -1239,7 +1239,7 @@ def _import_disputes(sheet_dir: Path, answers: list[Path], reviewer: str, out: P
             panels.update((pid, writing) for writing in group)
             heard_by_panel += 1
         if len(rows) > 1:  # several readers: their majority
-            row = {**row, "label": panel_label([r["label"] for r, _ in rows])}
+            row = {**row, "label": majority_label([r["label"] for r, _ in rows])}
         new += _group_rows(row, group, mine)
         answered.update((row["id"], writing) for writing in group)
     changed = {_row_key(row) for row in new}
