@@ -329,7 +329,7 @@ def test_2025_I_1_bases():
     )
     assert_stated(
         "2025-I-1", 2, "$k = 9 - \\frac{56}{b + 7}$", "$\\frac{56}{b + 7} \\in \\{1, 2, 3\\}$",
-        "$b = 49$", "$b = 21$", "$b + 7 = \\frac{56}{3}$",
+        "$b = 49$", "$b = 21$", "$b + 7 = \\frac{56}{3}$", "$b + 7 \\mid 56$",
     )
 
 
@@ -419,6 +419,7 @@ def test_2025_I_4_lattice_points():
     assert_stated(
         "2025-I-4", 2, "$y^2 + 288y^2 = 289y^2$", "$51 + 67 - 1 = 117$",
         "$x = \\frac{y \\pm 17y}{24}$", "$x = \\frac{3y}{4}$", "$x = -\\frac{2y}{3}$",
+        "$12x^2 - xy - 6y^2 = (3x + 2y)(4x - 3y)$", "$2 \\cdot 25 + 1 = 51$", "$2 \\cdot 33 + 1 = 67$",
     )
 
 
@@ -454,6 +455,7 @@ def test_2025_I_6_tangential_trapezoid():
     assert (total**2 + diff_sq) / 2 == 504
     assert sp.expand(((r + s) / 2) ** 2 - ((r - s) / 2) ** 2) == r * s
     assert total**2 - 2 * h**2 == 576 - 72 == 504
+    assert total**2 - 432 == 4 * h**2 == 144  # 4rs = (r + s)^2 - (r - s)^2, Solution 1
     roots = sp.solve([r + s - 24, r * s - 36], [r, s], dict=True)
     assert {sp.nsimplify(sol[r]) for sol in roots} == {12 - 6 * sp.sqrt(3), 12 + 6 * sp.sqrt(3)}
     # Build the trapezoid and check the circle of radius 3 really touches all four sides.
@@ -467,10 +469,11 @@ def test_2025_I_6_tangential_trapezoid():
     assert sp.expand(big**2 + small**2) == OFFICIAL_ANSWERS["2025-I-6"]
     assert_stated(
         "2025-I-6", 1, "$r + s = 2\\ell$", "$h = 6$", "$r + s = 24$", "$\\ell = 12$",
-        "$(r - s)^2 = 432$", "$r^2 + s^2 = 504$",
+        "$(r - s)^2 = 432$", "$4rs = (r + s)^2 - (r - s)^2 = 576 - 432 = 144$", "$rs = 36$",
+        "$r^2 + s^2 = 504$",
     )
     assert_stated(
-        "2025-I-6", 2, "$h = 6$", "$r + s = 24$", "$rs = 36$",
+        "2025-I-6", 2, "$h = 6$", "$r + s = 24$", "$\\ell = \\frac{r + s}{2} = 12$", "$rs = 36$",
         "$r^2 + s^2 = (r + s)^2 - 2rs = 576 - 72 = 504$", "$r, s = 12 \\pm 6\\sqrt{3}$",
     )
 
@@ -916,7 +919,7 @@ def test_2025_II_1_triangle_area():
     )
     assert_stated(
         "2025-II-1", 2, "$(x - 26)^2 + h^2 = 1600$", "$(x - 40)^2 + h^2 = 900$", "$28x - 924 = 700$",
-        "$x = 58$", "$h = 24$",
+        "$x = 58$", "$h = 24$", "$BE = 57 - 18 = 39$", "$CD = 40 - 26 = 14$",
     )
 
 
@@ -1112,7 +1115,7 @@ def test_2025_II_7_lcm_subsets():
         "2025-II-7", 1, "$2^{15} - 2^{12} - 2^{10} + 2^{8} = 27904$", "$\\frac{27904}{32768} = \\frac{109}{128}$",
     )
     assert_stated(
-        "2025-II-7", 2, "$2^{14} = 16384$", "$(2^2 - 1)(2^4 - 1) \\cdot 2^8 = 11520$", "$16384 + 11520 = 27904$",
+        "2025-II-7", 2, "$2025 = 3^4 \\cdot 5^2$", "$(4 + 1)(2 + 1) = 15$", "$2^{14} = 16384$", "$(2^2 - 1)(2^4 - 1) \\cdot 2^8 = 11520$", "$16384 + 11520 = 27904$",
     )
 
 

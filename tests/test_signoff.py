@@ -781,6 +781,28 @@ def test_a_settled_good_the_audits_overturn_is_heard_once_more(tmp_path):
     assert sheet("d6", ["RESTATE"] * 8) == {}
 
 
+def test_a_settled_proposal_heard_again_over_the_audits_is_marked_reopened(tmp_path):
+    r"""A written-in result (a proposal) signed GOOD keeps its own line when a dispute sheet's
+    reader answers GOOD; heard again over the audits, it is marked ``reopened`` as a relabelled row
+    is, so the audits' next overturning goes to a panel, not to one more single reader (AIME
+    2025-I-11's proposal ``-\frac{8}{34}``, settled, was so heard a second time unmarked)."""
+    proposal = {"id": "gsm8k/test/3", "text": "3*3=9", "label": "GOOD", "reviewer": "c", "proposed": True,
+                "settled": True}
+    _write_rows(tmp_path / "v.jsonl", [proposal, {"id": "gsm8k/test/3", "text": "9", "label": "FRAGMENT",
+                                                  "reviewer": "a"}])
+    _built_record(tmp_path, "before", GSM8K_SOURCES, "gsm8k/test/3")
+    assert _audit_dispute_sheet(tmp_path, "d1", ["ROUTE"] * 5) == {"gsm8k/test/3": [["3*3=9"]]}
+    (tmp_path / "a.txt").write_text("gsm8k/test/3: 1G\n")
+    done = _cli("signoff-import", "--sheet-dir", "d1", "--answers", "a.txt", "--reviewer", "d", "--out", "v.jsonl",
+                cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    rows = [json.loads(line) for line in (tmp_path / "v.jsonl").read_text().splitlines()]
+    assert {**proposal, "reopened": True} in rows
+    assert load_signoffs(tmp_path / "v.jsonl")["gsm8k/test/3"].reopened == {"3*3=9"}
+    assert _audit_dispute_sheet(tmp_path, "d2", ["ROUTE"] * 9) == {}
+    assert _audit_dispute_sheet(tmp_path, "d3", ["ROUTE"] * 10) == {"gsm8k/test/3": [["3*3=9"]]}  # to a panel
+
+
 def test_a_reopened_good_the_audits_go_on_overturning_goes_to_a_panel_of_three(tmp_path):
     """GSM8K test/3's ``3*3=9`` was settled GOOD, reopened by the audits and kept GOOD by one more
     reader. Eight audits more leave it; ten, four in five a defect, list it for a panel of three
