@@ -372,12 +372,13 @@ def test_2025_I_2_heptagon():
         "$\\frac{AE}{AB} = \\frac{AG}{AC} = \\frac{5}{7}$", "$[DEGF] = \\frac{24}{49}[ABC]$",
         "$[ABC] = 588$", "$[ADF] = 12$", "$[EBCG] = 588 - 300 = 288$", "$[AFM] = [ADF] = 12$",
         "$[NEMF] = [DEGF] = 288$", "$[NBCE] = [EBCG] = 288$", "$[AFNBCEM] = 12 + 288 + 288 = 588$",
+        "$[AFNBCEM] = [ABC]$",
     )
     assert_stated(
         "2025-I-2", 2, "$[DEGF] = 650\\sin\\theta - 26\\sin\\theta = 624\\sin\\theta$",
         "$\\sin\\theta = \\frac{6}{13}$", "$M = (26\\cos\\theta - 4, 26\\sin\\theta)$",
         "$N = (40 - 65\\cos\\theta, -65\\sin\\theta)$", "$[AFNBCEM] = 1274\\sin\\theta$",
-        "$1274 \\cdot \\frac{6}{13} = 588$",
+        "$1274 \\cdot \\frac{6}{13} = 588$", "$[AFNBCEM] = [ABC]$",
     )
 
 
