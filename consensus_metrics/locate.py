@@ -504,8 +504,10 @@ def _broken_equations(facts: list[StepFacts]) -> list[tuple]:
     from the root of the equation in that variable the step before states: it does not follow
     (``15 \cdot \frac{x}{5} \cdot \frac{1}{3} = 15 \cdot 6`` gives 90, the next step's ``3x = 90``
     gives 30). Left alone: a pair where either equation gives the variable a value
-    (:func:`_assigns`), a variable that an equation of the solution pins without being linear (a
-    quadratic: several roots), or that one step gives several roots (cases)."""
+    (``assigns``: the variable alone on one side; beside another equation in that letter it may
+    be a case or a new use of the letter, no derivation), a variable that an equation of the
+    solution pins without being linear (a quadratic: several roots), or that one step gives
+    several roots (cases)."""
     several = set().union(*(f.nonlinear for f in facts))
     for f in facts:
         roots: dict = {}
@@ -519,21 +521,13 @@ def _broken_equations(facts: list[StepFacts]) -> list[tuple]:
                 continue
             before = last.get(e.key)
             if before is not None and before[1].value != e.value and before[0] == i - 1 and \
-                    not (_assigns(before[1]) or _assigns(e)):
+                    not (before[1].assigns or e.assigns):
                 j, earlier = before
                 out.append((i, "false_computation", f"step {i + 1}: {e.text} does not follow from step {j + 1}'s "
                                                     f"{earlier.text} ({e.key} = {_show(earlier.value)} there, "
                                                     f"{_show(e.value)} here)", None))
             last[e.key] = (i, e)
     return out
-
-
-def _assigns(equation) -> bool:
-    """An equation that gives its variable a value (``x = 3``, ``b = 35 - 26``): the variable
-    alone on one side. Beside another equation in that letter it may be a case or a new use of the
-    letter, no derivation."""
-    sides = [side.strip() for side in equation.text.split(" = ", 1)]
-    return any(side == equation.key or side == "{" + equation.key + "}" for side in sides)
 
 
 def _leaves_path(facts: list[StepFacts], reached: list[list[str]], node_values: frozenset, given: frozenset,

@@ -101,7 +101,8 @@ class Claim(NamedTuple):
     ``hypothetical``: the sentence puts it as a supposition (``if x = 3``, ``try a = 2``), or the
     step gives the same side several values (``x = -4 or x = 1``); ``hypothetical_word``: the
     first reason alone. ``computed``: the value side is no bare number (``a_6 = -25 + 5 \times 75``);
-    ``value_text``: that side as written."""
+    ``value_text``: that side as written. ``assigns``: for an equation (:attr:`StepFacts.equations`,
+    ``value`` its root), the variable stands alone on one side (``x = 3``, ``b = 35 - 26``)."""
 
     key: str
     text: str
@@ -112,6 +113,7 @@ class Claim(NamedTuple):
     computed: bool = False
     value_text: str = ""
     hypothetical_word: bool = False
+    assigns: bool = False
 
 
 class StepFacts(NamedTuple):
@@ -263,7 +265,8 @@ def _read(text: str, toks: Tokens, deadline: Deadline) -> StepFacts:
                         nonlinear.add(pin)
                     elif root is not _NO_ROOT:
                         equations.append(Claim(pin, f"{_whole(text, a)} = {_whole(text, b)}", root,
-                                               a.start, b.end))
+                                               a.start, b.end, assigns=_alone(keys, kinds, a, pin) or
+                                               _alone(keys, kinds, b, pin)))
             if va is None and vb is None:
                 if len(sides) >= 3 and not lenient:
                     rewrite = _rewrite(text, toks, a, b)
@@ -618,6 +621,12 @@ def _linear_root(text, toks, a, b, name: str):
         return None
     root = LINEAR_POINTS[0] - diffs[0] / slope
     return ((1, root),) if root else ()
+
+
+def _alone(keys, kinds, side, name: str) -> bool:
+    """Whether ``side`` is the variable ``name`` alone (brackets aside: ``x``, ``{x}``)."""
+    return [(k, n) for k, n in zip(keys[side.lo:side.hi], kinds[side.lo:side.hi])
+            if n not in (OPEN, CLOSE)] == [(name, ID)]
 
 
 def _value_at(keys, kinds, assign: dict) -> tuple | None:

@@ -1249,27 +1249,22 @@ def _import_disputes(sheet_dir: Path, answers: list[Path], reviewer: str, out: P
             row["second"] = seconds[_row_key(row)]
         elif row["label"] == GOOD and _row_key(row) in contests:
             row["second"] = contests[_row_key(row)]  # the reviewer who proposed it signed it GOOD too
-        if row["id"] in earlier and row["text"] in earlier[row["id"]].settled:
-            row["reopened"] = True  # heard again over the audits (:func:`reopens`)
-        if _row_key(row) in panels:
-            row["panel"] = True  # a panel's majority (:func:`panel_hears`): final
-    rows = _merge(out, new, lambda row: _row_key(row) in changed, annotate=_heard_marks(answered, panels))
+        row.update(_hearing_marks(_row_key(row), row["id"] in earlier and row["text"] in earlier[row["id"]].settled,
+                                  panels))
+    rows = _merge(out, new, lambda row: _row_key(row) in changed,  # a kept row: a proposal answered GOOD
+                  annotate=lambda row: _hearing_marks(_row_key(row), bool(row.get("settled")), panels)
+                  if _row_key(row) in answered else None)
     return {"problems": len({pid for pid, _ in changed}), "relabelled": len(new),
             "good": sum(row["label"] == GOOD for row in new), "panel_heard": heard_by_panel, "file_verdicts": len(rows)}
 
 
-def _heard_marks(answered: set, panels: set):
-    """The ``annotate`` hook of a dispute import for the rows it keeps (a proposal signed GOOD and
-    answered GOOD keeps its own line, :func:`_group_rows`): ``settled``; ``reopened`` where it was
-    settled before (heard again over the audits, as a relabelled row is); ``panel`` where a panel
-    heard it."""
-    def marks(row: dict) -> dict | None:
-        key = _row_key(row)
-        if key not in answered:
-            return None
-        return {"settled": True, **({"reopened": True} if row.get("settled") else {}),
-                **({"panel": True} if key in panels else {})}
-    return marks
+def _hearing_marks(key: tuple[str, str], settled_before: bool, panels: set) -> dict:
+    """The marks a dispute answer gives a writing's verdict row, relabelled or kept (a proposal
+    signed GOOD and answered GOOD keeps its own line, :func:`_group_rows`): ``settled``;
+    ``reopened`` where it was settled before (heard again over the audits, :func:`reopens`);
+    ``panel`` where a panel heard it (:func:`panel_hears`: final)."""
+    return {"settled": True, **({"reopened": True} if settled_before else {}),
+            **({"panel": True} if key in panels else {})}
 
 
 def _named_marks(out: Path, mark: str) -> dict[tuple[str, str], str]:
