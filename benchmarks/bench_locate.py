@@ -46,6 +46,14 @@ gold answer the reviewer found wrong are left out). Right answers may hold an er
 ones none, as in ProcessBench. The same guideline gave a second, blind reading of the wrong answers
 of the model-written set above (``second`` in its label file): how far two readers agree.
 
+**Held-out solutions** (``benchmarks/data/held_out_step_labels.jsonl``, the same layout and
+guideline): 179 solutions of seven runs used in no set above (GSM8K: DBRX, text-davinci-002,
+Rho-Math-1B, their one-line chains cut into sentences; MATH-500: Rho-Math-1B, QwQ,
+Sky-T1-math-correct-5K-27B, Qwen2.5-32B-Instruct's other prompt), up to 15 wrong and 15 right
+answers of each, every step read by one of six reviewer sessions; labelled after the rules of
+round two, and no rule since has been designed on its rows (benchmarks/README.md says how it was
+made and what it was used for).
+
 The error-free side is also measured where ProcessBench's comes from, model-written solutions:
 the right answers (our ``acc``) of four real runs in ``RAW/trajectories`` (SkyThought's greedy
 MATH-500 runs of Qwen2.5-14B-Instruct, Qwen2.5-Math-7B and gemma-2-27b-it; Rho-Math-7B's GSM8K
@@ -84,6 +92,7 @@ DATA = os.path.join(os.path.dirname(HERE), "lm_eval_tasks", "consensusbench", "d
 LABELS = os.path.join(HERE, "data", "gsm8k_autorace_step_labels.json")
 MODEL_LABELS = os.path.join(HERE, "data", "model_step_labels.json")
 INDEPENDENT = os.path.join(HERE, "data", "independent_step_labels.jsonl")
+HELD_OUT = os.path.join(HERE, "data", "held_out_step_labels.jsonl")
 AUTORACE = os.path.join("trajectories", "llm_reasoners", "process", "gsm8k_human_labels@6538cc0.jsonl")
 PRMBENCH = os.path.join("trajectories", "prmbench", "process")
 BAD: list[str] = []
@@ -240,20 +249,38 @@ def model_rows(raw: str, records, budget: float):
     return rows
 
 
-def independent_rows(records, budget: float):
-    """The rows of :data:`INDEPENDENT` (ProcessBench's layout: every step of wrong *and* right answers
-    read by a reviewer; ``final_answer_correct`` is our ``acc``), located by :func:`locate_all`;
-    rows carry ``label``, ``benchmark`` and ``generator`` too."""
-    with open(INDEPENDENT, encoding="utf-8") as handle:
+def independent_rows(records, budget: float, path: str = INDEPENDENT):
+    """The rows of ``path`` (:data:`INDEPENDENT` or :data:`HELD_OUT`; ProcessBench's layout: every
+    step of wrong *and* right answers read by a reviewer; ``final_answer_correct`` is our ``acc``),
+    located by :func:`locate_all`; rows carry ``label``, ``benchmark`` and ``generator`` too."""
+    with open(path, encoding="utf-8") as handle:
         generators = [json.loads(line)["generator"] for line in handle if line.strip()]
     rows = []
-    for row, generator in zip(read_labelled_solutions(INDEPENDENT), generators):
+    for row, generator in zip(read_labelled_solutions(path), generators):
         if not isinstance(row, LabelledSolution):
             raise SystemExit(f"{row.where}: {row.reason}")
         rows.append({"row": row, "label": row.label, "benchmark": row.subset, "generator": generator})
     settle()
     locate_all(rows, records, budget)  # every row has its verdict: no answer check runs
     return rows
+
+
+def print_labelled_set(rows) -> None:
+    """F1 per benchmark and per generator of a set in ProcessBench's layout, and where its wrong answers'
+    steps were named."""
+    for bench in ("gsm8k", "math500"):
+        mine = [i for i in rows if i["benchmark"] == bench]
+        print(line(f"{'GSM8K' if bench == 'gsm8k' else 'MATH-500'} ({len(mine)} solutions)", mine))
+        for generator in dict.fromkeys(i["generator"] for i in mine):
+            print(line(f"  {generator[:32]}", [i for i in mine if i["generator"] == generator]))
+    wrong = [i for i in rows if i["label"] != -1 and i["verdict"] is False]
+    early = sum(1 for i in wrong if i["loc"].step is not None and i["loc"].step < i["label"])
+    late = sum(1 for i in wrong if i["loc"].step is not None and i["loc"].step > i["label"])
+    print(f"wrong answers with a labelled step {len(wrong)}: exact step {pct(figures(wrong)['erroneous_acc'])} %, "
+          f"{early} named too early, {late} too late, {sum(1 for i in wrong if i['loc'].step is None)} none; "
+          f"right answers with a labelled error {sum(1 for i in rows if i['label'] != -1 and i['verdict'])}, "
+          f"wrong answers labelled error-free {sum(1 for i in rows if i['label'] == -1 and not i['verdict'])}; "
+          f"signals that named the step: {kinds_of(rows)}")
 
 
 def locate_all(rows, records, budget: float):
@@ -397,19 +424,11 @@ def main(argv=None) -> int:
     print("\n== independently labelled model-written solutions: benchmarks/data/independent_step_labels.jsonl "
           "(runs not used above; every step of wrong and right answers read by reviewers who never saw the rules)")
     fresh = independent_rows(records, args.budget)
-    for bench in ("gsm8k", "math500"):
-        mine = [i for i in fresh if i["benchmark"] == bench]
-        print(line(f"{'GSM8K' if bench == 'gsm8k' else 'MATH-500'} ({len(mine)} solutions)", mine))
-        for generator in dict.fromkeys(i["generator"] for i in mine):
-            print(line(f"  {generator}", [i for i in mine if i["generator"] == generator]))
-    wrong = [i for i in fresh if i["label"] != -1 and i["verdict"] is False]
-    early = sum(1 for i in wrong if i["loc"].step is not None and i["loc"].step < i["label"])
-    late = sum(1 for i in wrong if i["loc"].step is not None and i["loc"].step > i["label"])
-    print(f"wrong answers with a labelled step {len(wrong)}: exact step {pct(figures(wrong)['erroneous_acc'])} %, "
-          f"{early} named too early, {late} too late, {sum(1 for i in wrong if i['loc'].step is None)} none; "
-          f"right answers with a labelled error {sum(1 for i in fresh if i['label'] != -1 and i['verdict'])}, "
-          f"wrong answers labelled error-free {sum(1 for i in fresh if i['label'] == -1 and not i['verdict'])}; "
-          f"signals that named the step: {kinds_of(fresh)}")
+    print_labelled_set(fresh)
+    print("\n== held-out model-written solutions: benchmarks/data/held_out_step_labels.jsonl (seven runs used in no "
+          "set above, labelled as the set above after the rules of round two; no rule was designed on its rows)")
+    held_out = independent_rows(records, args.budget, HELD_OUT)
+    print_labelled_set(held_out)
 
     print("\n== error-free side on model-written right answers (paragraphs; a named step is a false computation)")
     right = right_answers(args.raw, records, args.budget)
@@ -423,7 +442,7 @@ def main(argv=None) -> int:
 
     print("\n== cost per solution (CPU, one process, first pass)")
     for name, items in (("GSM8K chains", gsm), ("PRMBench solutions", prm), ("model-written", model),
-                        ("independent set", fresh)):
+                        ("independent set", fresh), ("held-out set", held_out)):
         ms = sorted(i["cpu_ms"] for i in items)
         steps = statistics.mean(i["loc"].n_steps for i in items)
         print(f"{name:20s} locate_first_error mean {statistics.mean(ms):.2f} ms, median {ms[len(ms) // 2]:.2f}, "

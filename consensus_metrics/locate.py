@@ -32,8 +32,10 @@ convicts, or none:
    nor a part of a node's first form: ``20 + (80/2) = 60`` holds 20, 40 and 60; nor the gold
    answer, :func:`path_values`; nor a value of the record's ``computations``, the arithmetic
    steps two voices' correct solutions write, parts included: :func:`computation_values`), not
-   in the problem (numbers, number words and their reciprocals and percentages; conversion
-   factors such as 60 and 365) and in no earlier step; a percentage
+   in the problem (numbers, number words and fractions in words, their reciprocals and
+   percentages, the complement of a share: ``2/5`` gives 3/5, ``21%`` gives 79 and 0.79;
+   conversion factors and constants such as 60, 365 and 180: :func:`problem_values`) and in no
+   earlier step (the number of a list item or a heading, ``2.`` or ``Step 2``, is no value); a percentage
    ``p%`` whose ``p/100`` is known is not new, nor 0 or 1 written but not computed -- counted
    from the start when the nodes account for at least :data:`DENSE_SHARE` of the values the
    solution states up to its last node (dense nodes: a value on none of them is suspect), else
@@ -155,9 +157,10 @@ _WORD_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
                  "fifths": 5, "tenth": 10, "tenths": 10, "dozen": 12, "dozens": 12}
 
 
-#: Conversion factors a solution may state without the problem giving them (days of a week, months,
-#: hours, days of a month, weeks, minutes, percent, days of a year, thousands, seconds of an hour).
-COMMON_FACTORS = (7, 12, 24, 30, 52, 60, 100, 365, 1000, 3600)
+#: Conversion factors and constants a solution may state without the problem giving them (days of a
+#: week, months, hours, days of a month, weeks, minutes, a right angle, percent, a triangle's angles
+#: in degrees, a full turn, days of a year, thousands, seconds of an hour).
+COMMON_FACTORS = (7, 12, 24, 30, 52, 60, 90, 100, 180, 360, 365, 1000, 3600)
 
 
 def _value(x) -> tuple:
@@ -165,29 +168,60 @@ def _value(x) -> tuple:
     return ((1, x),) if x else ()
 
 
+_FRACTION_WORDS = {"half": 2, "halves": 2, "third": 3, "thirds": 3, "quarter": 4, "quarters": 4, "fourth": 4,
+                   "fourths": 4, "fifth": 5, "fifths": 5, "sixth": 6, "sixths": 6, "eighth": 8, "eighths": 8,
+                   "tenth": 10, "tenths": 10}
+
+
+def _fraction_word(word: str, before: str | None) -> Fraction | None:
+    """The value of a fraction written in words: ``two-thirds``, ``thirds`` after ``two``, ``a quarter``."""
+    if "-" in word:
+        before, word = word.split("-", 1)
+    if word not in _FRACTION_WORDS:
+        return None
+    count = _WORD_NUMBERS.get(before, 1) if before else 1
+    return Fraction(count if count <= 10 else 1, _FRACTION_WORDS[word])
+
+
 @lru_cache(maxsize=4096)
 def problem_values(problem: str) -> frozenset:
-    """The values a problem gives: its numbers and number words, each also as a reciprocal and
-    as a percentage (``25%`` gives 25, 1/4 and 1/25), and the :data:`COMMON_FACTORS`.
+    """The values a problem gives: its numbers and number words (``two-thirds`` is 2/3), each
+    also as a reciprocal and as a percentage (``25%`` gives 25, 1/4 and 1/25); the complement of
+    a share (``2/5`` gives 3/5, ``21%`` gives 79 and 79/100: the part that is left); and the
+    :data:`COMMON_FACTORS`.
 
     >>> sorted(str(rational(v)) for v in problem_values("half of 29 apples") if rational(v) not in COMMON_FACTORS)
-    ['1/2', '1/29', '1/50', '2', '29', '29/100']
+    ['1/2', '1/200', '1/29', '1/50', '2', '29', '29/100']
+    >>> sorted(str(rational(v)) for v in problem_values("two-thirds are red, 40% are big") if rational(v) not in COMMON_FACTORS)
+    ['1/150', '1/3', '1/40', '2/3', '2/5', '3/2', '3/5', '40']
     """
     toks = tokenize_cached(problem[:20000])
-    found = set()
-    for key, kind in zip(toks.keys, toks.kinds):
+    found, shares = set(), set()
+    keys, kinds = toks.keys, toks.kinds
+    for k, (key, kind) in enumerate(zip(keys, kinds)):
         if kind == NUM:
             value = number_value(key)
             if value is not None:
                 found.add(value)
-        elif kind == WORD and key[1:] in _WORD_NUMBERS:
-            found.add(_value(_WORD_NUMBERS[key[1:]]))
-    out = set(found) | {_value(x) for x in COMMON_FACTORS}
+                r = rational(value)
+                if r is not None and k + 1 < len(keys) and keys[k + 1] == "%" and 0 < r < 100:
+                    shares |= {_value(100 - r), _value((100 - r) / 100)}
+        elif kind == WORD:
+            word = key[1:]
+            if word in _WORD_NUMBERS:
+                found.add(_value(_WORD_NUMBERS[word]))
+            before = keys[k - 1][1:] if k and kinds[k - 1] == WORD else None
+            share = _fraction_word(word, before)
+            if share is not None:
+                found.add(_value(share))
+    out = set(found) | shares | {_value(x) for x in COMMON_FACTORS}
     for v in found:
         r = rational(v)
         if r:
             out.add(_value(1 / r))
             out.add(_value(r / 100))
+            if 0 < r < 1:
+                out.add(_value(1 - r))
     return frozenset(out)
 
 

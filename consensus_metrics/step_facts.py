@@ -56,6 +56,12 @@ MAX_STEP_CHARS = 6000
 _ANNOTATION_RE = re.compile(r"<<[^<>\n]{0,400}>>")
 _MATRIX_RE = re.compile(r"\\begin\{([pbvBV]?matrix|array|smallmatrix|cases)\}.{0,4000}?\\end\{\1\}", re.S)
 _WORD_RE = re.compile(r"[A-Za-z]{2,}")
+#: The number of a list item or a heading (``2. Use the given condition``, ``**3)**``, ``(1)`` at
+#: the start of a line; ``Step 2``, ``Case 3``, ``Part 1`` anywhere): a label, not a value.
+_ITEM_LABEL_RE = re.compile(r"(?m)^[ \t>]*(?:[-*+][ \t]+)?(?:\*\*|__|#{1,6}[ \t]*)?\(?(\d{1,2})[.)](?=[ \t*_])")
+_NAMED_LABEL_RE = re.compile(r"\b(?:[Ss]tep|[Cc]ase|[Pp]art|[Mm]ethod|[Aa]pproach|[Ss]olution)[ \t]+(\d{1,2})\b")
+#: Cheap test before :data:`_NAMED_LABEL_RE` (a scan for six words is slow).
+_LABEL_WORD_ENDS = ("tep ", "ase ", "art ", "ethod ", "pproach ", "olution ")
 #: A step that checks a candidate (its ``=`` may be the claim under test: ``1 = \sqrt{9} + 4``,
 #: ``1 \neq 7``) or computes modulo n (``(8^2)^2 = 9^2``): its computations are not convicted.
 _CHECKING_RE = re.compile(r"≠|\\neq?(?![a-z])|\\not\s*=|\\pmod|\\bmod|\\mod(?![a-z])|≡|\\equiv|\bmod(?:ulo)?\b|"
@@ -143,18 +149,31 @@ EMPTY = StepFacts((), (), frozenset(), frozenset(), frozenset())
 
 
 def clean_text(text: str) -> str:
-    r"""The step text as read (offsets kept): calculator annotations ``<<...>>`` blanked out, a
+    r"""The step text as read (offsets kept): calculator annotations ``<<...>>`` and the numbers
+    of list items and headings (``2.`` opening a line, ``Step 2``, ``Case 3``) blanked out, a
     matrix, array or ``cases`` environment read as one symbol ``M`` (its rows are no equations).
 
     >>> clean_text("3 + 4 = <<3+4=7>>7 eggs")
     '3 + 4 =          7 eggs'
     >>> clean_text(r"2 \begin{pmatrix} 1 \\ 2 \end{pmatrix}").rstrip()
     '2 M'
+    >>> clean_text("**2. Use the condition** in Case 3: 2.5 = 5/2")
+    '** . Use the condition** in Case  : 2.5 = 5/2'
     """
     text = _ANNOTATION_RE.sub(lambda m: " " * len(m.group()), text)
+    text = _ITEM_LABEL_RE.sub(_blank_label, text)
+    if any(end in text for end in _LABEL_WORD_ENDS):
+        text = _NAMED_LABEL_RE.sub(_blank_label, text)
     if "\\begin" in text:
         text = _MATRIX_RE.sub(lambda m: "M" + " " * (len(m.group()) - 1), text)
     return text
+
+
+def _blank_label(m: re.Match) -> str:
+    """The match with its label number blanked out (offsets kept)."""
+    a, b = m.start(1) - m.start(), m.end(1) - m.start()
+    whole = m.group()
+    return whole[:a] + " " * (b - a) + whole[b:]
 
 
 def side_value(keys, kinds) -> tuple | None:

@@ -9,7 +9,13 @@ A step is a span ``text[start:end]`` of the solution; ``body`` is that span with
    ``**Step 3.**``, ``### Step 4``): each label starts a step; text before the first label is a
    step of its own when it holds anything;
 3. **paragraphs** -- blocks separated by a blank line (ProcessBench's own split of model output);
-4. **lines** -- every non-empty line, when the text has no blank line.
+4. **lines** -- every non-empty line, when the text has no blank line;
+5. **sentences** -- when the text is one line (few-shot chains of thought often are: ``He buys 16
+   / 2 = 8 pairs. Each pair costs 5 + 3 = 8 dollars. The answer is 64.``): each sentence, cut
+   after ``.``, ``!`` or ``?`` and the spaces that follow, where the next sentence opens with a
+   capital letter, ``$`` or ``\(``, or with a digit after a word (``... or 40 minutes. 140 minutes
+   is ...``; not after a number: ``$2. 5``); not after an abbreviation (``Mr.``, ``e.g.``; a
+   decimal point has no space after it).
 
 A step label that opens a paragraph or a line is left out of its body too (``Step 1 - 3 + 4 = 7``
 states ``3 + 4 = 7``, not ``1 - 3 + 4 = 7``).
@@ -22,6 +28,8 @@ Whitespace-only pieces are never steps; a text without any non-space character h
 ['First, x = 2.', 'Then y = 3.\nSo x + y = 5.']
 >>> [s.body for s in split_steps("a = 1\nb = 2")]
 ['a = 1', 'b = 2']
+>>> [s.body for s in split_steps("Mr. Li pays 2.5 * 4 = 10 dollars. So he has 20 - 10 = 10 left.")]
+['Mr. Li pays 2.5 * 4 = 10 dollars.', 'So he has 20 - 10 = 10 left.']
 """
 
 from __future__ import annotations
@@ -32,6 +40,11 @@ from typing import NamedTuple
 #: A line that opens with a step label: ``Step 2 -``, ``**Step 2:**``, ``## Step 2.``, ``Step 2)``.
 _LABEL_RE = re.compile(r"(?im)^[ \t>#*_]*step[ \t]*(\d{1,4})[ \t]*(?:\*\*|__)?[ \t]*(?:[-–—:.)]|\*\*|$)[ \t*_]*")
 _PARAGRAPH_RE = re.compile(r"\n[ \t]*\n\s*")
+#: The end of a sentence in a one-line text: ``.``/``!``/``?`` after a word, a number or a closing
+#: mark, then spaces, then a capital letter, ``$`` or ``\(``; or after a word, then a digit (rule 5).
+_SENTENCE_RE = re.compile(r"(?<=[\w)\]$%*])[.!?][\"')]?[ \t]+(?=[A-Z$]|\\\()|(?<=[A-Za-z])[.!?][ \t]+(?=\d)")
+#: Words whose period ends no sentence.
+_ABBREVIATIONS = frozenset("mr mrs ms dr st vs etc no e.g i.e approx jr sr prof".split())
 #: Most steps one solution is split into (the rest joins the last step): bounds the work.
 MAX_STEPS = 400
 
@@ -61,13 +74,26 @@ def split_steps(text: str) -> list[Step]:
         return _steps(text, spans)
     cuts = [m.span() for m in _PARAGRAPH_RE.finditer(text)]
     if not cuts:
-        cuts = [m.span() for m in re.finditer(r"\n", text)]
+        cuts = [m.span() for m in re.finditer(r"\n", text)] if "\n" in text.strip() else _sentence_cuts(text)
     spans, at = [], 0
     for lo, hi in cuts + [(len(text), len(text))]:
         label = _LABEL_RE.match(text, at, lo)  # a lone "Step 1 -" still labels its step
         spans.append((at, lo, label.end() if label else at))
         at = hi
     return _steps(text, spans)
+
+
+def _sentence_cuts(text: str) -> list[tuple[int, int]]:
+    """Where a one-line text's sentences end (module doc, rule 5): ``(lo, hi)`` of the spaces
+    between two sentences, the end mark kept with the sentence before."""
+    cuts = []
+    for m in _SENTENCE_RE.finditer(text):
+        word = re.search(r"([A-Za-z.]+)$", text[max(0, m.start() - 8):m.start()])
+        if word and word.group(1).lower().strip(".") in _ABBREVIATIONS:
+            continue
+        end_mark = m.start() + len(m.group().rstrip(" \t"))
+        cuts.append((end_mark, m.end()))
+    return cuts
 
 
 def _steps(text: str, spans) -> list[Step]:

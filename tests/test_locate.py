@@ -510,3 +510,88 @@ def test_cases_quadratics_and_repeating_decimals_are_no_broken_derivation():
     # a supposition is no step of the derivation
     assert locate_first_error(["We get $2x = 10$.", "If $3x = 12$, then the other case."], [],
                               answer_correct=None).step is None
+
+
+# ----------------------------------------------------------------------------- round three: what is no new value
+# model-written (benchmarks/data/model_step_labels.json; SkyThought's gemma-2-27b-it run, MATH-500
+# "3m + 4n = 100, smallest |m - n|", gold 3): the list item's number "2." states nothing
+GEMMA_ITEMS = ["Here's how to solve the problem:\n\n**1. Understand the Problem**\n\nWe need to find the smallest "
+               "difference between two integers, *m* and *n*, that satisfy the equation 3*m* + 4*n* = 100.",
+               "**2. Rearrange the Equation**\n\nLet's solve the equation for one variable.  We'll solve for *m*:\n\n"
+               "3*m* = 100 - 4*n*\n*m* = (100 - 4*n*) / 3",
+               "**4. Find the Minimum Difference**\n\nWe found that when *n* = 1, *m* = 32. This gives us a "
+               "difference of |32 - 1| = 31."]
+GEMMA_PROBLEM = "If $m$ and $n$ are integers such that $3m + 4n = 100$, what is the smallest possible value of $|m - n|$ ?"
+
+
+def test_list_item_and_heading_numbers_are_no_values():
+    assert step_facts(GEMMA_ITEMS[1]).stated == frozenset()  # "2." and the problem's 100 only
+    loc = locate_first_error(GEMMA_ITEMS, ["n = 13", "m = 16"], answer_correct=False, problem=GEMMA_PROBLEM)
+    assert loc.step == 2 and loc.reason.startswith("step 3 states 31")
+    # a number that is no label still counts: "2 cases" opens no list, "Step 2" names one
+    assert step_facts("2 cases remain, so 2 * 3 = 6.").stated != frozenset()
+    assert step_facts("### Step 2: so x = 5").stated == step_facts("so x = 5").stated
+
+
+# independent_step_labels.jsonl (Qwen2.5-32B-Instruct, MATH-500 prealgebra: interior angle 6.5 times
+# the exterior one): a polygon's exterior angles sum to 360 degrees, known without the problem
+def test_angle_sums_are_known_constants():
+    problem = ("Each interior angle of a regular polygon measures 6.5 times the measure of each exterior angle. "
+               "How many sides does the polygon have?")
+    steps = ["Let $x$ be the measure of each exterior angle.",
+             "The sum of the measures of the exterior angles of a polygon is $360^\\circ$.",
+             "Therefore, $10x=360^\\circ$, and $x=36^\\circ$."]
+    loc = locate_first_error(steps, [], answer_correct=False, problem=problem)
+    assert loc.step == 2 and loc.reason.startswith("step 3 states 36")
+
+
+# independent_step_labels.jsonl, GSM8K (gpt-3.5-turbo, Faithful-CoT; the 5000 voters): the share
+# that had not voted is the complement of the given 2/5; a 21% drop leaves a multiplier of 0.79
+VOTERS = ("At 8:00, 5000 people lined up at a polling station to cast their vote on election day. By midday 2/5 "
+          "of the people had voted and by 16:00 2/3 of the remaining people had voted. What's the number of "
+          "those who had not voted by 16:00?")
+
+
+def test_complements_of_given_shares_are_no_new_values():
+    values = problem_values(VOTERS)
+    assert step_facts("3/5 of the people").stated <= values  # 1 - 2/5
+    assert step_facts("1/3 of them").stated <= values  # 1 - 2/3
+    assert step_facts("the multiplier is 0.79").stated <= problem_values("Its price decreases by 21% each year.")
+    assert step_facts("so 79 people").stated <= problem_values("21% of the 100 people left.")
+    assert step_facts("so 3/4 of them").stated <= problem_values("A quarter of them left.")
+    assert step_facts("so 2/3 of it").stated <= problem_values("Two-thirds of the drink is water.")
+    assert step_facts("so 1/3 of it").stated <= problem_values("two thirds of the drink is water.")
+    # a share that is not the complement, and a number that is not a share, stay new
+    assert not step_facts("so 4/5 of them").stated <= values
+    assert not step_facts("so 79 people").stated <= problem_values("21 people left.")
+    steps = ["2/5 of the people had voted by midday, which means 3/5 of the people had not voted yet. So, the "
+             "number of people who had not voted by midday was 3/5 * 5000 = 3000.",
+             "So 2/3 * 3000 = 2000 voted by 16:00, and 3000 - 2000 = 1000 had not.",
+             "Then 1000 + 2000 = 3000 people had voted in all."]
+    loc = locate_first_error(steps, ["2/5*5000=2000", "5000 - 2000 = 3000", "2/3*3000=2000"], answer_correct=False,
+                             problem=VOTERS, gold="1000")
+    assert loc.step == 2  # not step 1 for its 3/5
+
+
+# Rho-Math-7B's GSM8K chain-of-thought run (RAW/trajectories/rho/gsm8k), a one-line answer: its
+# sentences are its steps, and the false one is named (40% of the way is not 40% of the time)
+def test_one_line_chain_is_split_into_sentences():
+    text = ("Carla can download 2 GB/minute. So she can download 200 GB in 200/2 = 100 minutes. But she has to "
+            "restart the download 40% of the way through, which is 40% of 100 minutes, or 40 minutes. So she has "
+            "to download 200 GB in 100 + 40 = 140 minutes. 140 minutes is 2 hours and 20 minutes. The answer is "
+            "2 hours and 20 minutes.")
+    steps = split_steps(text)
+    assert len(steps) == 6 and steps[1].body == "So she can download 200 GB in 200/2 = 100 minutes."
+    assert all(text[s.start:s.end] == s.body for s in steps)
+    problem = ("Carla is downloading a 200 GB file. Normally she can download 2 GB/minute, but 40% of the way "
+               "through the download, Windows forces a restart to install updates, which takes 20 minutes. Then "
+               "Carla has to restart the download from the beginning. How load does it take to download the file?")
+    loc = locate_first_error(text, ["200 * 0.4 = 80", "80 / 2 = 40", "200 / 2 = 100"], answer_correct=False,
+                             problem=problem, gold="160")
+    assert loc.step is not None and loc.step >= 2
+    # abbreviations, decimals and a lower-case start end no sentence; a text with a line break is read by lines
+    assert [s.body for s in split_steps("Mr. Li has 2.5 kg. e.g. it is heavy. So 2.5 * 2 = 5.")] == \
+        ["Mr. Li has 2.5 kg. e.g. it is heavy.", "So 2.5 * 2 = 5."]
+    assert [s.body for s in split_steps("So x = 2. So y = 3.\nThe answer is 5.")] == ["So x = 2. So y = 3.",
+                                                                                      "The answer is 5."]
+    assert [s.body for s in split_steps("x = 2.")] == ["x = 2."]

@@ -134,14 +134,15 @@ def test_unusable_inputs_one_line_exit_2(files):
         assert "Traceback" not in proc.stderr
 
 
-def test_shipped_independent_labels_read_whole(tmp_path):
-    """benchmarks/data/independent_step_labels.jsonl (ProcessBench's layout; bench_locate.py's
-    independent set) is read by the command with the shipped node files: every row usable, every
-    problem found, both subsets scored."""
+@pytest.mark.parametrize("name", ["independent_step_labels.jsonl", "held_out_step_labels.jsonl"])
+def test_shipped_labelled_sets_read_whole(tmp_path, name):
+    """benchmarks/data/independent_step_labels.jsonl and held_out_step_labels.jsonl (ProcessBench's
+    layout; bench_locate.py's independent and held-out sets) are read by the command with the
+    shipped node files: every row usable, every problem found, both subsets scored."""
     from pathlib import Path
     repo = Path(__file__).resolve().parent.parent
     data = repo / "lm_eval_tasks" / "consensusbench" / "data"
-    labels = repo / "benchmarks" / "data" / "independent_step_labels.jsonl"
+    labels = repo / "benchmarks" / "data" / name
     rows = [json.loads(line) for line in labels.read_text(encoding="utf-8").splitlines()]
     assert {r["subset"] for r in rows} == {"gsm8k", "math500"}
     assert all(r["why"] and r["reviewer"] and r["source"] for r in rows)
