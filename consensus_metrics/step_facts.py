@@ -649,9 +649,22 @@ def _alone(keys, kinds, side, name: str) -> bool:
 
 
 def _value_at(keys, kinds, assign: dict) -> tuple | None:
-    """The exact value of a side with each variable of ``assign`` replaced by its number token."""
-    return surd_value(tuple(assign.get(k, k) if n == ID else k for k, n in zip(keys, kinds)),
-                      tuple(NUM if n == ID else n for n in kinds))
+    r"""The exact value of a side with each variable of ``assign`` replaced by its number token; a
+    number or a closing bracket before an opening one multiplies it (``\frac{2}{3} (a + b)``: the
+    tokenizer reads a product there only where no space is written).
+
+    >>> from consensus_metrics.normalize import tokenize_form
+    >>> _value_at(*tokenize_form(r"\frac{2}{3} (a + b)"), {"a": "#1", "b": "#2"})
+    ((1, Fraction(2, 1)),)
+    """
+    k2, n2 = [], []
+    for key, kind in zip(keys, kinds):
+        if kind == OPEN and n2 and n2[-1] in (NUM, CLOSE):
+            k2.append("*")
+            n2.append(OP)
+        k2.append(assign.get(key, key) if kind == ID else key)
+        n2.append(NUM if kind == ID else kind)
+    return surd_value(tuple(k2), tuple(n2))
 
 
 def _value_key(x: Fraction) -> str:

@@ -595,3 +595,20 @@ def test_one_line_chain_is_split_into_sentences():
     assert [s.body for s in split_steps("So x = 2. So y = 3.\nThe answer is 5.")] == ["So x = 2. So y = 3.",
                                                                                       "The answer is 5."]
     assert [s.body for s in split_steps("x = 2.")] == ["x = 2."]
+
+
+# independent_step_labels.jsonl (Sky-T1-32B-short, MATH-500 precalculus: AF^2 + BF^2 + CF^2 in terms
+# of a, b, c and R), the labelled step: the three brackets sum to 5/9 (a^2 + b^2 + c^2), not 2/3 of
+# it; "\frac{2}{3} (a^2 + ...)" is a product though a space stands before the bracket
+CENTROID_STEP = ("By the Distance Formula, we have:\n   \\begin{align*}\n   AG^2 + BG^2 + CG^2 &= \\left( \\frac{b^2}{3} "
+                 "+ \\frac{c^2}{3} - \\frac{a^2}{9} \\right) + \\left( \\frac{a^2}{3} + \\frac{c^2}{3} - \\frac{b^2}{9} "
+                 "\\right) + \\left( \\frac{a^2}{3} + \\frac{b^2}{3} - \\frac{c^2}{9} \\right) \\\\\n   &= \\frac{2}{3} "
+                 "(a^2 + b^2 + c^2).\n   \\end{align*}")
+
+
+def test_a_number_before_a_bracket_multiplies_it_in_a_rewrite():
+    (wrong,) = step_facts(CENTROID_STEP).false_computations
+    assert wrong.right == "\\frac{2}{3} (a^2 + b^2 + c^2)" and wrong.witness.startswith("at ")
+    right = CENTROID_STEP.replace("\\frac{2}{3} (a^2", "\\frac{5}{9} (a^2")
+    assert step_facts(right).false_computations == ()
+    assert step_facts("so y = 2 (a + b) + 2 (a - b) = 4 (a) = 4a").false_computations == ()
