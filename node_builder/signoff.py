@@ -1175,7 +1175,8 @@ def _import_proposals(sheet_dir: Path, answers: list[Path], reviewer: str, out: 
 
 def _import_forms(sheet_dir: Path, answers: list[Path], reviewer: str, out: Path) -> dict:
     """Forms files merged into ``out``: each proposal's verdict line gains the forms written for
-    it (after its earlier ones; ``forms_reviewer`` names who wrote them). A proposal the verdict
+    it (after its earlier ones; ``forms_reviewer`` names who wrote them, ``+``-joined when several
+    sheets did: a reviewer whose answer adds no new form is not named). A proposal the verdict
     file no longer holds as a GOOD proposal is left out (``missing``)."""
     listed = json.loads((sheet_dir / "forms.json").read_text(encoding="utf-8"))
     written: dict[tuple[str, str], list[str]] = {}
@@ -1191,10 +1192,12 @@ def _import_forms(sheet_dir: Path, answers: list[Path], reviewer: str, out: Path
         key = _row_key(row)
         if key in written and row.get("proposed") and row["label"] == GOOD:
             found.add(key)
-            forms = list(dict.fromkeys(row.get("forms", []) + [f for f in written[key] if f != key[1]]))
-            added += len(forms) - len(row.get("forms", []))
-            if forms:
-                row["forms"], row["forms_reviewer"] = forms, reviewer
+            earlier = row.get("forms", [])
+            forms = list(dict.fromkeys(earlier + [f for f in written[key] if f != key[1]]))
+            added += len(forms) - len(earlier)
+            if len(forms) > len(earlier):
+                writers = [w for w in str(row.get("forms_reviewer", "")).split("+") if w]
+                row["forms"], row["forms_reviewer"] = forms, "+".join(dict.fromkeys(writers + [reviewer]))
     Path(out).write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), encoding="utf-8")
     return {"proposals": len(found), "forms": added, "missing": len(set(written) - found), "file_verdicts": len(rows)}
 

@@ -459,6 +459,14 @@ def test_the_forms_round_trip(tmp_path):
     assert row["forms"] == ["\\frac{10 \\cdot 11}{2} = 55"] and row["forms_reviewer"] == "f1"
     assert load_signoffs(out)["t/3"].forms == {SUM: ("\\frac{10 \\cdot 11}{2} = 55",)}
     assert import_answers(sheets, [answers], "f1", out)["forms"] == 0  # importing twice changes nothing
+    # a later sheet's reviewer who adds nothing is not named; one who adds a form is named after f1
+    assert import_answers(sheets, [answers], "f2", out)["forms"] == 0
+    assert json.loads(out.read_text().splitlines()[0])["forms_reviewer"] == "f1"
+    more = tmp_path / "b.jsonl"
+    more.write_text(json.dumps({"id": "t/3", "forms": {"P1": ["55 = \\frac{10 \\cdot 11}{2}"]}}) + "\n")
+    assert import_answers(sheets, [more], "f3", out)["forms"] == 1
+    row = json.loads(out.read_text().splitlines()[0])
+    assert row["forms_reviewer"] == "f1+f3" and row["forms"][0] == "\\frac{10 \\cdot 11}{2} = 55"
     for line, message in [('{"id": "t/3", "forms": {"P2": []}}', "f:1: 'P2' is none of t/3's P1..P1"),
                           ('{"id": "t/3", "forms": ["x"]}', "f:1: 'forms' must map P1"),
                           ('{"id": "t/3", "forms": {"P1": "x"}}', "f:1: P1 must be a list of texts"),
