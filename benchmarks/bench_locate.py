@@ -249,8 +249,8 @@ def model_rows(raw: str, records, budget: float):
     return rows
 
 
-def independent_rows(records, budget: float, path: str = INDEPENDENT):
-    """The rows of ``path`` (:data:`INDEPENDENT` or :data:`HELD_OUT`; ProcessBench's layout: every
+def labelled_rows(path: str, records, budget: float):
+    """The rows of a set in ProcessBench's layout (:data:`INDEPENDENT`, :data:`HELD_OUT`: every
     step of wrong *and* right answers read by a reviewer; ``final_answer_correct`` is our ``acc``),
     located by :func:`locate_all`; rows carry ``label``, ``benchmark`` and ``generator`` too."""
     with open(path, encoding="utf-8") as handle:
@@ -423,11 +423,11 @@ def main(argv=None) -> int:
 
     print("\n== independently labelled model-written solutions: benchmarks/data/independent_step_labels.jsonl "
           "(runs not used above; every step of wrong and right answers read by reviewers who never saw the rules)")
-    fresh = independent_rows(records, args.budget)
+    fresh = labelled_rows(INDEPENDENT, records, args.budget)
     print_labelled_set(fresh)
     print("\n== held-out model-written solutions: benchmarks/data/held_out_step_labels.jsonl (seven runs used in no "
           "set above, labelled as the set above after the rules of round two; no rule was designed on its rows)")
-    held_out = independent_rows(records, args.budget, HELD_OUT)
+    held_out = labelled_rows(HELD_OUT, records, args.budget)
     print_labelled_set(held_out)
 
     print("\n== error-free side on model-written right answers (paragraphs; a named step is a false computation)")

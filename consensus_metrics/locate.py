@@ -154,7 +154,13 @@ _WORD_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
                  "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100,
                  "thousand": 1000, "half": 2, "halves": 2, "twice": 2, "double": 2, "triple": 3, "thrice": 3,
                  "third": 3, "thirds": 3, "quarter": 4, "quarters": 4, "fourth": 4, "fourths": 4, "fifth": 5,
-                 "fifths": 5, "tenth": 10, "tenths": 10, "dozen": 12, "dozens": 12}
+                 "fifths": 5, "sixth": 6, "sixths": 6, "eighth": 8, "eighths": 8, "tenth": 10, "tenths": 10,
+                 "dozen": 12, "dozens": 12}
+#: The words of :data:`_WORD_NUMBERS` that name a fraction's denominator, and the counts that may
+#: stand before one (``two thirds``, ``two-thirds``).
+_FRACTION_WORDS = frozenset("half halves third thirds quarter quarters fourth fourths fifth fifths sixth sixths "
+                            "eighth eighths tenth tenths".split())
+_COUNT_WORDS = frozenset("one two three four five six seven eight nine ten".split())
 
 
 #: Conversion factors and constants a solution may state without the problem giving them (days of a
@@ -168,19 +174,14 @@ def _value(x) -> tuple:
     return ((1, x),) if x else ()
 
 
-_FRACTION_WORDS = {"half": 2, "halves": 2, "third": 3, "thirds": 3, "quarter": 4, "quarters": 4, "fourth": 4,
-                   "fourths": 4, "fifth": 5, "fifths": 5, "sixth": 6, "sixths": 6, "eighth": 8, "eighths": 8,
-                   "tenth": 10, "tenths": 10}
-
-
 def _fraction_word(word: str, before: str | None) -> Fraction | None:
-    """The value of a fraction written in words: ``two-thirds``, ``thirds`` after ``two``, ``a quarter``."""
+    """The value of a fraction written in words: ``two-thirds``, ``thirds`` after ``two``, ``a
+    quarter`` (no count word before it: one); ``None`` for a word that names no fraction."""
     if "-" in word:
         before, word = word.split("-", 1)
     if word not in _FRACTION_WORDS:
         return None
-    count = _WORD_NUMBERS.get(before, 1) if before else 1
-    return Fraction(count if count <= 10 else 1, _FRACTION_WORDS[word])
+    return Fraction(_WORD_NUMBERS[before] if before in _COUNT_WORDS else 1, _WORD_NUMBERS[word])
 
 
 @lru_cache(maxsize=4096)
@@ -210,8 +211,7 @@ def problem_values(problem: str) -> frozenset:
             word = key[1:]
             if word in _WORD_NUMBERS:
                 found.add(_value(_WORD_NUMBERS[word]))
-            before = keys[k - 1][1:] if k and kinds[k - 1] == WORD else None
-            share = _fraction_word(word, before)
+            share = _fraction_word(word, keys[k - 1][1:] if k and kinds[k - 1] == WORD else None)
             if share is not None:
                 found.add(_value(share))
     out = set(found) | shares | {_value(x) for x in COMMON_FACTORS}

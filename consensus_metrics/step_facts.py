@@ -239,14 +239,18 @@ def step_facts(text: str, deadline: Deadline = NO_DEADLINE) -> StepFacts:
     if not isinstance(text, str) or _NO_DIGIT.match(text):
         return EMPTY  # no numeral: no value, so no computation, claim or number (the common prose step)
     deadline.check()
-    text = clean_text(text[:MAX_STEP_CHARS])
+    text = text[:MAX_STEP_CHARS]
     if len(text) <= SEGMENT_CACHE_CHARS:
         return _cached_facts(text)
+    text = clean_text(text)
     return _read(text, tokenize(text, deadline), deadline)
 
 
 @lru_cache(maxsize=8192)
 def _cached_facts(text: str) -> StepFacts:
+    """:func:`step_facts` of a short step, remembered by its raw text (its cleaning included:
+    :func:`clean_text` keeps the length, so the cached and the uncached path read the same)."""
+    text = clean_text(text)
     return _read(text, tokenize(text), NO_DEADLINE)
 
 
