@@ -25,7 +25,10 @@ As a setting the format is a short string (:meth:`ThinkFormat.parse`), e.g. for
 is the answer), or custom pairs ``trace:OPEN:CLOSE`` / ``answer:OPEN:CLOSE``, comma-separated.
 
 math-verify runs in the sandbox worker (:mod:`consensus_metrics.sandbox`) so that its time limit
-is hard on any thread.
+is hard on any thread. Three writings it misreads are read as meant (docs/SPEC.md §4): a line
+break's spacing is dropped first (:func:`drop_row_spacing`); when ``verify`` says no, a percentage
+is compared by its number against a gold without ``%`` (:func:`_percent_number`), and a number
+followed by unit words by the number (:func:`_number_before_words`).
 
 >>> split_think("<think>let me see</think> The answer is $\\boxed{5}$.")
 (' The answer is $\\boxed{5}$.', False)
@@ -259,6 +262,23 @@ def _parse_gold(gold: str):
     return parsed
 
 
+#: ``\\[8pt]``: a LaTeX line break with extra space (matrices, aligned rows). math-verify reads the
+#: optional length as a product (``8*p*t``) inside the entry that follows it.
+_ROW_SPACING = re.compile(r"\\\\[ \t]*\[[ \t]*[-+]?(?:\d+\.?\d*|\.\d+)[ \t]*(?:pt|em|ex|mm|cm|in|bp|pc|dd|cc|sp|mu)[ \t]*\]")
+
+
+def drop_row_spacing(text: str) -> str:
+    r"""``text`` with the optional length of every LaTeX line break removed (``\\[8pt]`` becomes
+    ``\\``): layout, not mathematics.
+
+    >>> drop_row_spacing(r"\begin{pmatrix} \frac{16}{49} \\[8pt] \frac{48}{49} \end{pmatrix}")
+    '\\begin{pmatrix} \\frac{16}{49} \\\\ \\frac{48}{49} \\end{pmatrix}'
+    >>> drop_row_spacing(r"a \\[2mm] b, \[ x^2 \]")   # a display, \[ ... \], is no line break
+    'a \\\\ b, \\[ x^2 \\]'
+    """
+    return _ROW_SPACING.sub(lambda _: "\\\\", text) if "[" in text else text
+
+
 def verify_in_process(gold: str, pred_text: str, timeout_s: int = 1) -> dict:
     """math-verify ``verify(parse(gold), parse(pred))`` in this process (sandbox worker only)."""
     from math_verify import parse, verify
@@ -268,7 +288,54 @@ def verify_in_process(gold: str, pred_text: str, timeout_s: int = 1) -> dict:
     if not gold_parsed or not pred_parsed:
         return {"acc": 0, "pred": str(pred_parsed[-1]) if pred_parsed else ""}
     ok = verify(gold_parsed, pred_parsed, timeout_seconds=timeout_s)
+    if not ok and "%" not in gold:
+        number = _percent_number(pred_parsed[0])
+        if number is not None:
+            ok = verify(gold_parsed, [number], timeout_seconds=timeout_s)
+    if not ok:
+        number = _number_before_words(str(pred_parsed[-1]))
+        if number is not None:
+            ok = verify(gold_parsed, parse(f"${number}$", parsing_timeout=timeout_s), timeout_seconds=timeout_s)
     return {"acc": int(bool(ok)), "pred": str(pred_parsed[-1])[:200]}
+
+
+#: A number followed only by words, ``10 miles per hour``, ``$1,200 dollars``, ``72Mb/hour``: the
+#: words are a unit (math-verify multiplies their letters as variables). A word has two letters or
+#: more, so ``3 x`` (a product) is no number with a unit.
+_NUMBER_BEFORE_WORDS = re.compile(
+    r"\$?\s*(-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)\s*(?:\\[,;! ]\s*)?[A-Za-z]{2,}[A-Za-z /.'-]*")
+
+
+#: Words that write mathematics, not a unit: ``2 pi`` is no 2.
+_MATH_WORDS = frozenset({"pi", "sin", "cos", "tan", "cot", "sec", "csc", "log", "ln", "exp", "sqrt", "mod", "i"})
+
+
+def _number_before_words(answer: str) -> str | None:
+    r"""The number of an extracted answer that is a number and unit words (commas dropped), else ``None``.
+
+    >>> _number_before_words("10 miles per hour"), _number_before_words("1,200 dollars"), _number_before_words("3 x")
+    ('10', '1200', None)
+    >>> _number_before_words("Seth is 16 years old"), _number_before_words(r"2 \sqrt{3}"), _number_before_words("2 pi")
+    (None, None, None)
+    """
+    match = _NUMBER_BEFORE_WORDS.fullmatch(answer.strip())
+    if match is None or re.match(r"[^A-Za-z]*([A-Za-z]+)", answer[match.end(1):])[1].lower() in _MATH_WORDS:
+        return None
+    return match.group(1).replace(",", "")
+
+
+def _percent_number(expr):
+    """The number before the sign of a percentage as math-verify parses it (``20.0\\%`` is
+    ``Mul(20.0, UnevaluatedExpr(1/100))``), else ``None``. A gold without ``%`` that counts in
+    percent ("What percentage of the puppies have spots?" -- ``35``) is met by ``35.0\\%``; math-verify
+    itself accepts ``35\\%`` there but not the decimal. Only the percent sign is dropped: ``0.35``
+    stays another answer than ``35``."""
+    from sympy import Mul, Rational, UnevaluatedExpr
+
+    if not isinstance(expr, Mul):
+        return None
+    rest = [arg for arg in expr.args if not (isinstance(arg, UnevaluatedExpr) and arg.args[0] == Rational(1, 100))]
+    return Mul(*rest) if len(rest) == len(expr.args) - 1 else None
 
 
 class AnswerCheck:
@@ -287,7 +354,8 @@ class AnswerCheck:
             self.verdict["timed_out"] = True
             return
         try:
-            self.pending = sandbox.submit("verify", {"gold": gold, "pred": region[-MAX_ANSWER_CHARS:]}, timeout)
+            pred = drop_row_spacing(region[-MAX_ANSWER_CHARS:])
+            self.pending = sandbox.submit("verify", {"gold": gold, "pred": pred}, timeout)
         except sandbox.SandboxError:
             self.pending = None
 

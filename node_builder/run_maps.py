@@ -59,9 +59,9 @@ SKYTHOUGHT_TOOLS = RunMap(
 
 PRMBENCH_QWQ = RunMap(
     name="prmbench-qwq", files=("QwQ@*.jsonl",), problem="original_question", outputs=("original_response",),
-    answer="ground_truth", line_prefix=r"[ \t]*(?:Step \d+\.[ \t]*)?", voice="QwQ",
+    answer="ground_truth", line_prefix=r"[ \t]*(?:Step \d+\.[ \t]*)?", answer_heading="# Answer", voice="QwQ",
     doc="PRMBench multi-solution QwQ rows: `original_question`, `original_response` (indented, "
-        "`Step N.` labels removed), `ground_truth`")
+        "`Step N.` labels removed; the answer after `# Answer`, PRM800K's way, boxed), `ground_truth`")
 
 PRM800K_GPT4 = RunMap(
     name="prm800k-gpt4", files=("prm800k_test_*.jsonl",), problem="question", outputs=("original_process",),

@@ -43,6 +43,37 @@ def test_no_covered_node_means_undefined_tpn():
     assert s["ncr"] == 0.0 and s["tpn"] is None
 
 
+def test_a_matrix_with_spaced_rows_is_read_as_the_matrix():
+    # QwQ's answer (PRMBench row, MATH-500 precalculus): `\\[8pt]` spaces the rows; math-verify alone
+    # reads the length as a factor of the next entry (8*p*t*(48/49)) and marks the right answer wrong
+    text = ("So the projection is [16/49, 48/49, 24/49].\n\n**Final Answer**\n\n\\[ \\boxed{\\begin{pmatrix} "
+            "\\dfrac{16}{49} \\\\[8pt] \\dfrac{48}{49} \\\\[8pt] \\dfrac{24}{49} \\end{pmatrix}} \\]")
+    gold = "\\begin{pmatrix} 16/49 \\\\ 48/49 \\\\ 24/49 \\end{pmatrix}"
+    assert score_trajectory(text, [], gold)["acc"] == 1
+    assert score_trajectory(text.replace("48}{49}", "46}{49}"), [], gold)["acc"] == 0
+
+
+def test_a_percentage_answer_meets_a_gold_that_counts_in_percent():
+    # rho-math-7b-interpreter on GSM8K test/458 ("What percentage of all the puppies have spots?", gold 35):
+    # math-verify reads 35.0\\% as 0.35 and accepts only an integer percentage against 35
+    text = "```output\n35.0\n```\nThe percentage of puppies that have spots is $\\boxed{35.0\\%}$."
+    assert score_trajectory(text, [], "35")["acc"] == 1
+    assert score_trajectory(text.replace("35.0", "36.0"), [], "35")["acc"] == 0
+    assert score_trajectory(text, [], "0.35")["acc"] == 1 and score_trajectory(text, [], "35\\%")["acc"] == 1
+    assert score_trajectory("So the share is $\\boxed{0.35}$.", [], "35")["acc"] == 0  # only the sign is dropped
+
+
+def test_a_number_boxed_with_its_unit_in_words_is_that_number():
+    # Re-reading's text-davinci-003 on GSM8K test/38 (gold 10): math-verify multiplies the unit's letters
+    text = ("60 miles / 6 hours = 10 miles per hour\n\nTherefore, John runs at an average speed of "
+            "\\boxed{10 miles per hour}.")
+    assert score_trajectory(text, [], "10")["acc"] == 1
+    assert score_trajectory(text.replace("{10 miles", "{12 miles"), [], "10")["acc"] == 0
+    assert score_trajectory("\\boxed{\\$1,200 dollars}", [], "1200")["acc"] == 1
+    # a product or a constant is no unit: 3 x and 2 pi are not 3 and 2
+    assert score_trajectory("\\boxed{3 x}", [], "3")["acc"] == 0 and score_trajectory("\\boxed{2 pi}", [], "2")["acc"] == 0
+
+
 def test_think_split_answer_after_last_close():
     text = "<think>maybe 16 - 3 - 4 = 9 so 9 * 2 = 18 ... \\boxed{20}</think> Final: \\boxed{18}"
     s = score_trajectory(text, GSM8K_NODES, "18")

@@ -124,6 +124,12 @@ def test_turns_keep_text_and_execution_output_and_drop_code():
 def test_step_labels_and_indentation_are_removed_and_the_prm800k_answer_is_boxed():
     qwq = _run_texts(_merged("math500", ("prmbench-qwq", "prmbench/math500")))
     assert qwq and not any("Step 1." in t.text or t.text.startswith(" ") or "\n        " in t.text for t in qwq)
+    # QwQ's line 72 states its answer PRM800K's way, unboxed under `# Answer`: boxed, where acc reads it
+    raw = [json.loads(line) for line in (RUNS / "prmbench/math500/QwQ@f260a05.jsonl").open()]
+    assert raw[2]["original_response"].rstrip().endswith("# Answer\n\n        9")
+    divisors = next(t.text for t in qwq if t.origin.endswith("QwQ@f260a05.jsonl:3"))
+    assert "# Answer" not in divisors and divisors.endswith("The answer is $\\boxed{9}$.")
+    assert is_correct("9", divisors)
     merged = _merged("math500", ("prm800k-gpt4", "prmbench/process"))
     gpt4 = _run_texts(merged)
     assert all("\n# Answer" not in t.text for t in gpt4)
