@@ -33,10 +33,11 @@ convicts, or none:
    answer, :func:`path_values`; nor a value of the record's ``computations``, the arithmetic
    steps two voices' correct solutions write, parts included: :func:`computation_values`), not
    in the problem (numbers, number words and fractions in words, their reciprocals and
-   percentages, the complement of a share: ``2/5`` gives 3/5, ``21%`` gives 79 and 0.79;
-   conversion factors and constants such as 60, 365 and 180: :func:`problem_values`) and in no
-   earlier step (the number of a list item or a heading, ``2.`` or ``Step 2``, is no value); a percentage
-   ``p%`` whose ``p/100`` is known is not new, nor 0 or 1 written but not computed -- counted
+   percentages, the complement of a share and the whole grown by it: ``2/5`` gives 3/5 and 7/5,
+   ``21%`` gives 79, 0.79 and 1.21; conversion factors and constants such as 60, 365 and 180:
+   :func:`problem_values`) and in no earlier step (the number of a list item or a heading, ``2.``
+   or ``Step 2``, is no value); a percentage ``p%`` whose ``p/100`` is known is not new, nor a decimal that writes a known value rounded
+   (``1.33`` for 4/3: :func:`rounds_a_known_value`), nor 0 or 1 written but not computed -- counted
    from the start when the nodes account for at least :data:`DENSE_SHARE` of the values the
    solution states up to its last node (dense nodes: a value on none of them is suspect), else
    counted after the last step that reaches a node. With no new value there, the
@@ -188,13 +189,14 @@ def _fraction_word(word: str, before: str | None) -> Fraction | None:
 def problem_values(problem: str) -> frozenset:
     """The values a problem gives: its numbers and number words (``two-thirds`` is 2/3), each
     also as a reciprocal and as a percentage (``25%`` gives 25, 1/4 and 1/25); the complement of
-    a share (``2/5`` gives 3/5, ``21%`` gives 79 and 79/100: the part that is left); and the
+    a share (``2/5`` gives 3/5, ``21%`` gives 79 and 79/100: the part that is left) and the whole
+    grown by it (``2/5`` gives 7/5, ``60%`` gives 160 and 8/5: "60% bigger"); and the
     :data:`COMMON_FACTORS`.
 
     >>> sorted(str(rational(v)) for v in problem_values("half of 29 apples") if rational(v) not in COMMON_FACTORS)
-    ['1/2', '1/200', '1/29', '1/50', '2', '29', '29/100']
+    ['1/2', '1/200', '1/29', '1/50', '2', '29', '29/100', '3/2']
     >>> sorted(str(rational(v)) for v in problem_values("two-thirds are red, 40% are big") if rational(v) not in COMMON_FACTORS)
-    ['1/150', '1/3', '1/40', '2/3', '2/5', '3/2', '3/5', '40']
+    ['1/150', '1/3', '1/40', '140', '2/3', '2/5', '3/2', '3/5', '40', '5/3', '7/5']
     """
     toks = tokenize_cached(problem[:20000])
     found, shares = set(), set()
@@ -205,8 +207,10 @@ def problem_values(problem: str) -> frozenset:
             if value is not None:
                 found.add(value)
                 r = rational(value)
-                if r is not None and k + 1 < len(keys) and keys[k + 1] == "%" and 0 < r < 100:
-                    shares |= {_value(100 - r), _value((100 - r) / 100)}
+                if r is not None and k + 1 < len(keys) and keys[k + 1] == "%" and 0 < r:
+                    shares |= {_value(100 + r), _value((100 + r) / 100)}  # the whole grown by it
+                    if r < 100:
+                        shares |= {_value(100 - r), _value((100 - r) / 100)}
         elif kind == WORD:
             word = key[1:]
             if word in _WORD_NUMBERS:
@@ -221,7 +225,7 @@ def problem_values(problem: str) -> frozenset:
             out.add(_value(1 / r))
             out.add(_value(r / 100))
             if 0 < r < 1:
-                out.add(_value(1 - r))
+                out |= {_value(1 - r), _value(1 + r)}
     return frozenset(out)
 
 
@@ -573,9 +577,11 @@ def _leaves_path(facts: list[StepFacts], reached: list[list[str]], node_values: 
     dense = not upto or sum(1 for v in upto if v in node_values or v in given) >= DENSE_SHARE * len(upto)
     seen = set(node_values)
     for i, f in enumerate(facts):
-        new = [v for v in f.stated if v not in seen and (v not in given or v in f.results)
-               and not (v in f.percents and _percent_of(v) in seen | given)
-               and not (v in _ZERO_ONE and v not in f.results)]
+        candidates = [v for v in f.stated if v not in seen and (v not in given or v in f.results)
+                      and not (v in _ZERO_ONE and v not in f.results)]
+        known = seen | given if candidates else frozenset()
+        new = [v for v in candidates if not (v in f.percents and _percent_of(v) in known)
+               and not rounds_a_known_value(v, known)]
         seen |= f.stated
         if new and (dense or i > last):
             where = f"last node reached: {reached[last][-1]} at step {last + 1}" if last >= 0 else \
@@ -589,6 +595,35 @@ def _leaves_path(facts: list[StepFacts], reached: list[list[str]], node_values: 
     k = min(last + 1, n - 1)
     return (k, "leaves_path", f"no node is reached after step {last + 1} ({reached[last][-1]}); "
                               "the final answer is wrong", None)
+
+
+#: Decimal places up to which a stated decimal may be a known value rounded (``1.33`` for 4/3).
+ROUNDING_PLACES = 4
+
+
+def rounds_a_known_value(value, known) -> bool:
+    """Whether ``value`` is a decimal (1 to :data:`ROUNDING_PLACES` places, not a whole number) that
+    writes a known value rounded to its places: ``1.33`` or ``1.3`` for 4/3, ``0.67`` for 2/3. A
+    value that is itself exact at those places is no rounding of it (``2.5`` is not 2.4).
+
+    >>> third, half = _value(Fraction(4, 3)), _value(Fraction(1, 2))
+    >>> rounds_a_known_value(_value(Fraction("1.33")), {third}), rounds_a_known_value(_value(Fraction("1.34")), {third})
+    (True, False)
+    >>> rounds_a_known_value(_value(Fraction("0.5")), {third, half}), rounds_a_known_value(_value(1), {third})
+    (False, False)
+    """
+    r = rational(value)
+    if r is None or r.denominator == 1:
+        return False
+    places = next((d for d in range(1, ROUNDING_PLACES + 1) if 10 ** d % r.denominator == 0), None)
+    if places is None:
+        return False
+    half_unit = Fraction(1, 2 * 10 ** places)
+    for other in known:
+        w = rational(other)
+        if w is not None and w != r and 10 ** places % w.denominator and abs(w - r) <= half_unit:
+            return True
+    return False
 
 
 #: 0 and 1: written everywhere (``= 0``, a coefficient, a root), new only where a computation

@@ -612,3 +612,55 @@ def test_a_number_before_a_bracket_multiplies_it_in_a_rewrite():
     right = CENTROID_STEP.replace("\\frac{2}{3} (a^2", "\\frac{5}{9} (a^2")
     assert step_facts(right).false_computations == ()
     assert step_facts("so y = 2 (a + b) + 2 (a - b) = 4 (a) = 4a").false_computations == ()
+
+
+# independent_step_labels.jsonl, GSM8K test/1165 (gpt-3.5-turbo, Faithful-CoT): "60% bigger" is the
+# whole grown by the share, a multiplier of 1.6 the problem gives; the error is the count of step 3
+GARBAGE = ("John collects garbage from 3 different apartment complexes.  The first two have 200 apartments each "
+           "and the last one is 60% bigger than the other two combined.  He collects garbage 3 times a week from "
+           "each place and he gets paid $.40 per collection for each apartment.  How much money does he make in "
+           "a week?")
+
+
+def test_the_whole_grown_by_a_given_share_is_no_new_value():
+    assert step_facts("it has 1.6 times as many").stated <= problem_values(GARBAGE)
+    assert step_facts("so 160% of them").stated <= problem_values(GARBAGE)
+    assert step_facts("so 7/5 of it").stated <= problem_values("2/5 more than the first")
+    assert not step_facts("it has 1.7 times as many").stated <= problem_values(GARBAGE)  # another share
+    steps = ["The first two apartment complexes have 200 apartments each, so together they have 200 + 200 = 400 "
+             "apartments.",
+             "The last apartment complex is 60% bigger than the other two combined, which means it has 1.6 times "
+             "the number of apartments in the other two combined. So, it has 1.6 * 400 = 640 apartments.",
+             "John collects garbage 3 times a week from each place, so he collects garbage from a total of "
+             "3 * (400 + 640) = 3720 apartments per week.",
+             "He gets paid $.40 per collection for each apartment, so he makes 3720 * $.40 = $1488 per week. "
+             "The answer is $1488."]
+    loc = locate_first_error(steps, ["200 + 200 = 400", "640", "1040", "3120"], answer_correct=False,
+                             problem=GARBAGE, gold="1248")
+    assert loc.step == 2 and loc.reason.startswith("step 3 states 3720")
+
+
+# Re-reading's gpt-4o-mini on GSM8K test/564 (model_step_labels.json): 2 pages in 1.5 minutes is
+# 4/3 pages a minute, written 1.33; the error is the product that carries the rounding (139.65)
+JUDY = ("In the first week, Judy read for 15 minutes each night before going to sleep. In the second week, she "
+        "read a total of 100 pages. If she can read 2 pages per 1.5 minutes, how many pages did she read in two "
+        "weeks?")
+
+
+def test_a_known_value_written_rounded_is_no_new_value():
+    steps = ["First, we calculate the total reading time for the first week:\n\n\\[\n15 \\text{ minutes/night} "
+             "\\times 7 \\text{ nights} = 105 \\text{ minutes}\n\\]",
+             "Since 1.5 minutes allows her to read 2 pages, the rate of reading in pages per minute is:\n\n\\[\n"
+             "\\text{Pages per minute} = \\frac{2 \\text{ pages}}{1.5 \\text{ minutes}} = \\frac{2}{1.5} \\approx "
+             "1.33 \\text{ pages/minute}\n\\]",
+             "Now we can calculate the total number of pages she read in the first week:\n\n\\[\n\\text{Total "
+             "pages in Week 1} = 105 \\text{ minutes} \\times 1.33 \\text{ pages/minute} \\approx 139.65 "
+             "\\text{ pages}\n\\]",
+             "Calculating that gives us:\n\n\\[\n\\text{Total pages in 2 weeks} = 139 + 100 = 239\n\\]"]
+    loc = locate_first_error(steps, ["15 * 7 = 105", "140"], answer_correct=False, problem=JUDY, gold="240",
+                             computations=["15 * 7 = 105", "2 / 1.5 = 4/3", "105 minutes * 4/3 = 140"])
+    assert loc.step == 2 and loc.reason.startswith("step 3 states 2793/20")  # 139.65
+    # a decimal that is no rounding of a known value stays new
+    steps[1] = steps[1].replace("1.33", "1.43")
+    assert locate_first_error(steps, ["15 * 7 = 105", "140"], answer_correct=False, problem=JUDY, gold="240",
+                              computations=["2 / 1.5 = 4/3"]).step == 1
