@@ -288,13 +288,12 @@ def verify_in_process(gold: str, pred_text: str, timeout_s: int = 1) -> dict:
     if not gold_parsed or not pred_parsed:
         return {"acc": 0, "pred": str(pred_parsed[-1]) if pred_parsed else ""}
     ok = verify(gold_parsed, pred_parsed, timeout_seconds=timeout_s)
-    if not ok and "%" not in gold:
-        number = _percent_number(pred_parsed[0])
-        if number is not None:
-            ok = verify(gold_parsed, [number], timeout_seconds=timeout_s)
-    if not ok:
+    if not ok:  # the readings math-verify misses (module doc), tried only on a "no"
+        percent = _percent_number(pred_parsed[0]) if "%" not in gold else None
         number = _number_before_words(str(pred_parsed[-1]))
-        if number is not None:
+        if percent is not None:
+            ok = verify(gold_parsed, [percent], timeout_seconds=timeout_s)
+        elif number is not None:
             ok = verify(gold_parsed, parse(f"${number}$", parsing_timeout=timeout_s), timeout_seconds=timeout_s)
     return {"acc": int(bool(ok)), "pred": str(pred_parsed[-1])[:200]}
 
@@ -303,7 +302,8 @@ def verify_in_process(gold: str, pred_text: str, timeout_s: int = 1) -> dict:
 #: words are a unit (math-verify multiplies their letters as variables). A word has two letters or
 #: more, so ``3 x`` (a product) is no number with a unit.
 _NUMBER_BEFORE_WORDS = re.compile(
-    r"\$?\s*(-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)\s*(?:\\[,;! ]\s*)?[A-Za-z]{2,}[A-Za-z /.'-]*")
+    r"\$?\s*(?P<number>-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)\s*(?:\\[,;! ]\s*)?"
+    r"(?P<word>[A-Za-z]{2,})[A-Za-z /.'-]*")
 
 
 #: Words that write mathematics, not a unit: ``2 pi`` is no 2.
@@ -319,9 +319,9 @@ def _number_before_words(answer: str) -> str | None:
     (None, None, None)
     """
     match = _NUMBER_BEFORE_WORDS.fullmatch(answer.strip())
-    if match is None or re.match(r"[^A-Za-z]*([A-Za-z]+)", answer[match.end(1):])[1].lower() in _MATH_WORDS:
+    if match is None or match["word"].lower() in _MATH_WORDS:
         return None
-    return match.group(1).replace(",", "")
+    return match["number"].replace(",", "")
 
 
 def _percent_number(expr):

@@ -80,7 +80,7 @@ from .matching import NodeMatch, match_nodes_ex
 from .nodes import Node, coerce_nodes
 from .normalize import CLOSE, NUM, OP, OPEN, REL, WORD, tokenize_cached, tokenize_form
 from .relations import commutative_key, split_relation
-from .step_facts import EMPTY, StepFacts, number_value, side_value, step_facts
+from .step_facts import EMPTY, StepFacts, number_value, rounds, side_value, step_facts
 from .steps import Step, split_steps, step_of, steps_from_list
 from .surds import rational
 
@@ -603,8 +603,9 @@ ROUNDING_PLACES = 4
 
 def rounds_a_known_value(value, known) -> bool:
     """Whether ``value`` is a decimal (1 to :data:`ROUNDING_PLACES` places, not a whole number) that
-    writes a known value rounded to its places: ``1.33`` or ``1.3`` for 4/3, ``0.67`` for 2/3. A
-    value that is itself exact at those places is no rounding of it (``2.5`` is not 2.4).
+    writes a known value rounded to its places (:func:`~consensus_metrics.step_facts.rounds`, within
+    half a unit): ``1.33`` or ``1.3`` for 4/3, ``0.67`` for 2/3. A value that is itself exact at
+    those places is no rounding of it (``2.5`` is not 2.4).
 
     >>> third, half = _value(Fraction(4, 3)), _value(Fraction(1, 2))
     >>> rounds_a_known_value(_value(Fraction("1.33")), {third}), rounds_a_known_value(_value(Fraction("1.34")), {third})
@@ -616,14 +617,7 @@ def rounds_a_known_value(value, known) -> bool:
     if r is None or r.denominator == 1:
         return False
     places = next((d for d in range(1, ROUNDING_PLACES + 1) if 10 ** d % r.denominator == 0), None)
-    if places is None:
-        return False
-    half_unit = Fraction(1, 2 * 10 ** places)
-    for other in known:
-        w = rational(other)
-        if w is not None and w != r and 10 ** places % w.denominator and abs(w - r) <= half_unit:
-            return True
-    return False
+    return places is not None and any(other != value and rounds(value, places, other, units=0.5) for other in known)
 
 
 #: 0 and 1: written everywhere (``= 0``, a coefficient, a root), new only where a computation

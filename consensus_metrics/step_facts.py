@@ -221,15 +221,15 @@ def _to_float(value: tuple) -> float | None:
         return None
 
 
-def _rounds(written: tuple, places: int, other: tuple, scale: int = 1) -> bool:
+def rounds(written: tuple, places: int, other: tuple, scale: int = 1, units: float = 1.0) -> bool:
     """Whether ``written`` (a numeral with ``places`` decimals, times ``1/scale``: a percentage
     has scale 100) rounds ``other``: ``other`` has no exact ``places``-decimal form and lies
-    within one unit of the last place."""
+    within ``units`` units of the last place (one: rounded or cut off; a half: rounded only)."""
     exact = rational(other)
     if exact is not None and (exact * scale * 10 ** places).denominator == 1:
         return False  # it can be written exactly with these places: rounding is no excuse
     w, o = _to_float(written), _to_float(other)
-    return w is not None and o is not None and abs(w - o) * scale <= 10.0 ** -places * 1.000001
+    return w is not None and o is not None and abs(w - o) * scale <= units * 10.0 ** -places * 1.000001
 
 
 def step_facts(text: str, deadline: Deadline = NO_DEADLINE) -> StepFacts:
@@ -492,7 +492,7 @@ def _approximately(text, toks, a, va, a_bare, b, vb, b_bare) -> bool:
             raw = text[toks.starts[side.lo]:toks.ends[side.hi - 1]].lstrip("-−")
             places = _decimals(raw)
             percent = raw.rstrip().endswith("%")
-            if places is not None and _rounds(value, places, other, 100 if percent else 1):
+            if places is not None and rounds(value, places, other, 100 if percent else 1):
                 return True
             if percent and rational(value) is not None and rational(other) == rational(value) * 100:
                 return True
