@@ -140,12 +140,12 @@ class ChainFollower:
     def _value_occurrences(self, value: tuple) -> list[tuple[_Run, int]]:
         """Sides whose exact value is ``value`` (found by the anchors of its rational part)."""
         number = rational(value)
-        if number is None or number.denominator != 1:
-            return []  # an irrational or fractional value has no cheap anchor: linked by key only
+        if number is None:
+            return []  # an irrational value has no cheap anchor: linked by key only
         return self._remembered(("value", value), lambda: self._find_value(value, number))
 
     def _find_value(self, value: tuple, number) -> list[tuple[_Run, int]]:
-        keys = ("#" + str(abs(number.numerator)),)
+        keys = ("#" + str(abs(number.numerator)) + ("" if number.denominator == 1 else f"/{number.denominator}"),)
         out = []
         for start, index in self._indexes((*_anchors_of(keys, (NUM,)), _EQUALITY_ANCHORS)):
             for c, s in self._values_of(start, index).get(value, ()):

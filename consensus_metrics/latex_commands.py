@@ -22,12 +22,13 @@ command missing from both tables is an identifier (``\foo`` -> ``\foo``).
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 from math import gcd
 
 from .lexer import ESCAPE, NUMERAL, SYMBOL
 from .numbers import number_key
-from .symbol_rules import prime, skip_temperature_unit, square_root
+from .symbol_rules import close_bracket, prime, skip_temperature_unit, square_root
 from .vocabulary import (ACCENTS, BINOM_COMMANDS, CLOSE, DEGREE_COMMANDS, DROP_ARG_COMMANDS, FRAC_COMMANDS, FUNC,
                          ID, MATH_WRAPPERS, MAX_GROUP_DEPTH, NOOP_COMMANDS, NUM, OP, OPEN, OPERAND_END,
                          PROSE_WRAPPERS, PUNCT, REL, SIZED_DELIMITERS, WORD, unit_phrase)
@@ -290,6 +291,35 @@ def dropped_argument(b, name, start, end, depth):
         b.emit(b.arg(depth, True, False), False)
 
 
+#: The environments that are a matrix (a bracket of entries); ``vmatrix`` is a determinant.
+MATRIX_ENVIRONMENT = re.compile(r"\s*\{\s*(?:[pbB]?matrix|smallmatrix)\*?\s*\}")
+
+
+def environment(b, name, start, end, depth):
+    r"""``\begin{...}``, ``\end{...}``: the environment's name is no math and goes, but a matrix
+    (``pmatrix``, ``bmatrix``, ``Bmatrix``, ``matrix``, ``smallmatrix``) is a bracket whose entries
+    are separated like a tuple's: ``&`` and a row break ``\\`` are commas, except that a matrix
+    whose rows hold several entries separates rows with ``;``. A vector reads the same written
+    either way: ``\begin{pmatrix} -2 \\ 7 \end{pmatrix}`` is ``(-2, 7)``, ``\begin{pmatrix} 4 & -1
+    \\ 2 & 1 \end{pmatrix}`` is ``(4, -1; 2, 1)``."""
+    at = MATRIX_ENVIRONMENT.match(b.text, end)
+    b.arg(depth, True)
+    if at is None:
+        return
+    out = b.out
+    if name == "begin":
+        close = b.text.find("\\end", at.end())
+        body = b.text[at.end():close if close >= 0 else len(b.text)]
+        b.matrix_rows.append(";" if "&" in body else ",")
+        b.push("(", OPEN, start, end)
+        b.opens.append(len(out.keys) - 1)
+    elif b.matrix_rows:
+        b.matrix_rows.pop()
+        if out.keys and out.keys[-1] in (",", ";"):  # a row break before \end
+            out.truncate(len(out.keys) - 1)
+        close_bracket(b, ")", start, end)
+
+
 def modulus(b, name, start, end, depth):
     r"""``\pmod{7}``: the modulus of a congruence, ``@mod #7`` as ``(mod 7)`` and ``\bmod 7``."""
     arg = b.arg(depth, True)
@@ -323,5 +353,5 @@ COMMAND_HANDLERS = {
     **{name: math_wrapper for name in MATH_WRAPPERS | set(ACCENTS)},
     **{name: dropped_argument for name in DROP_ARG_COMMANDS},
     **{name: degrees for name in DEGREE_COMMANDS},
-    "pmod": modulus, "sqrt": root, "prime": prime_command,
+    "pmod": modulus, "sqrt": root, "prime": prime_command, "begin": environment, "end": environment,
 }

@@ -12,6 +12,8 @@ What is unified (each token keeps the character span it came from, for positions
   ``a / b`` (a reduced integer fraction is one rational number token, so ``\frac{3}{4}`` =
   ``3/4`` = ``0.75``); mixed numbers ``2\frac{1}{2}`` -> ``5/2``;
 * powers ``x^{2} x^2 x² x**2`` -> ``x ^ 2``; roots ``\sqrt{2} \sqrt2 √2 sqrt(2)`` -> ``√ 2``;
+* a matrix ``\begin{pmatrix} -2 \\ 7 \end{pmatrix}`` (also ``bmatrix``, ``Bmatrix``, ``matrix``,
+  ``smallmatrix``) -> the tuple ``( neg #2 , #7 )``, rows of several entries separated by ``;``;
 * minus signs ``− – -`` (unary minus is its own key ``neg``); ``\left \right \! \, $ \( \[``,
   ``\text{} \mathrm{} \boxed{}`` wrappers, degree signs, ``&`` alignment, spacing;
 * thousands separators ``1,000 1{,}000 1\,000`` -> ``1000``; numbers as exact rationals;

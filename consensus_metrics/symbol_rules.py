@@ -45,7 +45,10 @@ def symbol(b, s, start, end, depth):
     elif s == "{":
         if depth < MAX_GROUP_DEPTH:
             b.group(depth)
-    elif s == "}" or s == "&":
+    elif s == "&":
+        if b.matrix_rows:  # a matrix's next entry (latex_commands.environment)
+            b.push(",", PUNCT, start, end)
+    elif s == "}":
         pass
     elif s == "$":
         b.brk = b.brk or dollar_break(out)

@@ -122,7 +122,9 @@ class TokenBuilder:
     ``out`` the tokens so far. ``spaced`` and ``brk`` say whether whitespace or a line break
     came before the next token; ``barrier`` that the next token starts an argument (no product
     with the token before it); ``prose`` is 1 inside ``\\text{}``, -1 inside ``\\mathrm{}``;
-    ``opens`` the indices of the brackets awaiting their closing bracket; ``floor`` the index of
+    ``opens`` the indices of the brackets awaiting their closing bracket; ``matrix_rows`` what
+    separates the rows of each matrix being read (:func:`~consensus_metrics.latex_commands.environment`);
+    ``floor`` the index of
     the first token of the argument being read; ``ran_out`` that a command wanted an argument
     after the last lexeme.
     """
@@ -136,6 +138,7 @@ class TokenBuilder:
     lex_end = cython.declare(list, visibility="public")
     lex_gap = cython.declare(list, visibility="public")
     opens = cython.declare(list, visibility="public")
+    matrix_rows = cython.declare(list, visibility="public")
     out = cython.declare(Tokens, visibility="public")
     spaced = cython.declare(cython.bint, visibility="public")
     brk = cython.declare(cython.bint, visibility="public")
@@ -160,6 +163,7 @@ class TokenBuilder:
         self.barrier = False
         self.prose = 0
         self.opens = []
+        self.matrix_rows = []
         self.steps = 0
         self.ran_out = False
         self.floor = 0
@@ -755,6 +759,9 @@ class TokenBuilder:
         if ch in ",;:! ":
             self.spaced = True
         elif ch == "\\":
+            if self.matrix_rows:  # a matrix's next row: a tuple's comma (latex_commands.environment)
+                self.push(self.matrix_rows[-1], PUNCT, start, end)
+                return
             self.spaced = True
             self.brk = True
         elif ch in "()[]":

@@ -77,7 +77,7 @@ MATH_WRAPPERS = {
 ACCENTS = {"bar": "\u0304", "hat": "\u0302", "widehat": "\u0302", "tilde": "\u0303", "widetilde": "\u0303",
            "dot": "\u0307", "ddot": "\u0308"}
 #: Commands whose one argument is no math (a label, a colour, a space): dropped with it.
-DROP_ARG_COMMANDS = {"label", "ref", "eqref", "cite", "begin", "end", "hspace", "vspace", "phantom", "hphantom", "vphantom", "tag", "color", "textcolor"}
+DROP_ARG_COMMANDS = {"label", "ref", "eqref", "cite", "hspace", "vspace", "phantom", "hphantom", "vphantom", "tag", "color", "textcolor"}
 DOTS_COMMANDS = {"dots", "ldots", "cdots", "vdots", "ddots", "dotsb", "dotsc", "dotsm"}
 DEGREE_COMMANDS = {"circ", "degree", "degrees"}
 #: Commands that are one token and take no argument: ``{name: (key, kind, no_mult)}`` (``no_mult``:

@@ -141,3 +141,35 @@ def test_a_search_cut_short_by_the_segment_budget_is_not_remembered(monkeypatch)
     assert len(follower._value_occurrences(seven)) == 4  # the budget stops it after two sentences
     follower._value_occurrences(seven)
     assert len(calls) == 2  # searched again: a partial answer is never reused
+
+
+# gemma-2-27b-it, MATH-500 prealgebra/951 (SkyThought's run): decimal intermediate results
+SQUARES = ("1. **Calculate the squares:**\n   *  2.5² = 6.25\n   *  0.7² = 0.49\n\n2. **Subtract the squares:**\n"
+           "   * 6.25 - 0.49 = 5.76\n\n3. **Find the square root:**\n   * √5.76 = 2.4")
+# text-davinci-003, GSM8K test/434 (Faithful-CoT's run)
+CHIPS = ("George spent $5. He got 3 bags of chips, which cost 3 * 40 cents = $1.20. He had 1% of his money left, "
+         "which is $5 * 0.01 = $0.05. He spent $1.20 + $0.05 = $1.25 on chips. He had $5 - $1.25 = $3.75 left.")
+
+
+def test_a_computation_in_steps_through_fractional_values():
+    """``E = v`` is reached by computing ``v`` from ``E``'s numbers in steps, also where a step's
+    value or the node's is a fraction or a decimal (found by its anchors like a whole number)."""
+    assert covered(SQUARES, "2.5^2 - 0.7^2 = 5.76") == (True, "chain")
+    assert covered(CHIPS, "5 - (1.20 + 0.05) = 3.75") == (True, "chain")
+    # another intermediate value, or other numbers to the same total, reach nothing
+    assert covered(SQUARES.replace("0.49", "0.48").replace("6.25 - 0.48 = 5.76", "6.25 - 0.48 = 5.77"),
+                   "2.5^2 - 0.7^2 = 5.76")[0] is False
+    assert covered(CHIPS, "5 - (1.20 + 0.5) = 3.75")[0] is False
+    assert covered(CHIPS, "5 - 1.2 = 3.8")[0] is False
+
+
+# Sky-T1-math-correct-5K-32B-short, MATH-500 precalculus/580 (SkyThought's run)
+VECTORS = ("- $\\overrightarrow{BA} = \\begin{pmatrix} 1 - 3 \\\\ -11 - (-4) \\\\ 2 - 1 \\end{pmatrix} = "
+           "\\begin{pmatrix} -2 \\\\ -7 \\\\ 1 \\end{pmatrix}$")
+
+
+def test_a_vector_node_is_reached_in_either_notation():
+    assert covered(VECTORS, "BA = (-2, -7, 1)")[0] is True
+    assert covered("$BA = (-2, -7, 1)$", "BA = \\begin{pmatrix} -2 \\\\ -7 \\\\ 1 \\end{pmatrix}")[0] is True
+    assert covered(VECTORS, "BA = (-2, -7, 2)")[0] is False
+    assert covered(VECTORS, "BA = (2, 7, -1)")[0] is False

@@ -259,3 +259,16 @@ def test_markdown_italics_are_layout_in_a_solution_and_a_product_is_not():
         assert "*" in keys(product), product
     assert keys("*x = 3\n* 4") == "* x = #3 #4"  # no partner on its line (the second star is a bullet)
     differ("*x = 3*", "x = 3")  # a node form keeps its stars
+
+
+def test_a_matrix_reads_as_a_tuple_of_its_entries():
+    """A vector is written as a column ``pmatrix`` or a tuple: both read ``(a, b, c)``. Entries
+    ``&`` and rows ``\\\\`` are commas; a matrix whose rows hold several entries separates rows
+    with ``;``. A determinant (``vmatrix``) and an ``align`` environment are no matrix."""
+    same("\\begin{pmatrix} -2 \\\\ -7 \\\\ 1 \\end{pmatrix}", "(-2, -7, 1)", "\\langle -2, -7, 1 \\rangle",
+         "\\begin{bmatrix} -2 \\\\ -7 \\\\ 1 \\\\ \\end{bmatrix}", "\\begin{pmatrix} -2 & -7 & 1 \\end{pmatrix}")
+    assert canonical_key("\\begin{pmatrix} 4 & -1 \\\\ 2 & 1 \\end{pmatrix}") == "( #4 , neg #1 ; #2 , #1 )"
+    differ("\\begin{pmatrix} 4 & -1 \\\\ 2 & 1 \\end{pmatrix}", "\\begin{pmatrix} 4 & 2 \\\\ -1 & 1 \\end{pmatrix}")
+    differ("\\begin{pmatrix} -2 \\\\ -7 \\\\ 1 \\end{pmatrix}", "(-2, -7, 2)")
+    assert canonical_key("\\begin{vmatrix} 1 & 2 \\\\ 3 & 4 \\end{vmatrix}") == "#1 #2 #3 #4"
+    assert canonical_key("\\begin{align*} x &= 2 \\\\ y &= 3 \\end{align*}") == "x = #2 y = #3"
