@@ -43,7 +43,10 @@ convicts, or none:
    counted after the last step that reaches a node. With no new value there, the
    step after the last node reached; a step whose computation arrives at the gold answer's value
    counts as reaching the path (``Money left = $36 - $15 = $21`` with gold 21, then
-   ``Savings = $36 - $21 = $15``: the step after it). Small integers and problem numbers that a computation
+   ``Savings = $36 - $21 = $15``: the step after it). A step that finds its new value by solving a
+   linear equation that the steps right before it state with the same root passes the blame to
+   the first of them, where the equation was set up (``x+x+8=22``, ``2x+8=22``, then ``2x=14``:
+   :func:`_set_up`). Small integers and problem numbers that a computation
    *arrives at* still count as new (``4 - 2 = 2``), numbers inside a computation (its operands)
    never do.
 
@@ -588,6 +591,11 @@ def _leaves_path(facts: list[StepFacts], reached: list[list[str]], node_values: 
                 ("no node reached before" if has_nodes else "the problem has no nodes")
             on = "on no node and not in the problem" if has_nodes else "not in the problem"
             value = min(new, key=lambda v: (len(_show(v)), _show(v)))
+            setup = _set_up(facts, reached, i)
+            if setup is not None:
+                j, equation = setup
+                return (j, "leaves_path", f"step {j + 1} sets up {equation.text}, which step {i + 1} solves to "
+                                          f"{_show(value)}, a value {on} ({where}); the final answer is wrong", None)
             return (i, "leaves_path", f"step {i + 1} states {_show(value)}, a value {on} ({where}); "
                                       "the final answer is wrong", None)
     if last < 0:
@@ -595,6 +603,34 @@ def _leaves_path(facts: list[StepFacts], reached: list[list[str]], node_values: 
     k = min(last + 1, n - 1)
     return (k, "leaves_path", f"no node is reached after step {last + 1} ({reached[last][-1]}); "
                               "the final answer is wrong", None)
+
+
+def _set_up(facts: list[StepFacts], reached: list[list[str]], i: int) -> tuple | None:
+    r"""``(step, equation)`` where the linear equation that step ``i`` solves was set up: the first
+    of the steps right before ``i`` that each state an equation in the same variable with the same
+    root, none giving the variable a value (``assigns``) and none reaching a node; ``None`` when
+    step ``i`` solves no equation of an earlier step. The new value a solution arrives at by
+    solving (``2x = 14``) comes from the equation it solves (``x + x + 8 = 22``): that is the step
+    that left the path. A variable with several roots in the solution (cases) is left alone."""
+    several = set().union(*(f.nonlinear for f in facts))
+    roots: dict = {}
+    for f in facts:
+        for e in f.equations:
+            roots.setdefault(e.key, set()).add(e.value)
+    several |= {name for name, values in roots.items() if len(values) > 1}
+    best = None
+    for e in facts[i].equations:
+        if e.key in several:
+            continue
+        j, first = i, None
+        while j > 0 and not reached[j - 1]:
+            earlier = [p for p in facts[j - 1].equations if p.key == e.key and p.value == e.value and not p.assigns]
+            if not earlier:
+                break
+            j, first = j - 1, earlier[0]
+        if first is not None and (best is None or j < best[0]):
+            best = (j, first)
+    return best
 
 
 #: Decimal places up to which a stated decimal may be a known value rounded (``1.33`` for 4/3).

@@ -397,9 +397,15 @@ def _close(first, later) -> bool:
     return bool(_DECIMAL_RE.search(written)) and abs(a - b) <= DECIMAL_TOLERANCE * max(abs(a), abs(b))
 
 
+#: "If we solve for x, we get 3x = 180": an operation on what is known, no supposition.
+_DERIVING_RE = re.compile(r"\b(?:if|when)\s+(?:we|I|you)\s+(?:solve|simplify|combine|expand|factor|rearrange|"
+                          r"divide|multiply|subtract|add|isolate|collect)\b", re.IGNORECASE)
+
+
 def _mark_suppositions(text: str, claims: list) -> list:
-    """Mark the hypothetical claims (:class:`Claim`): a supposing word earlier in the sentence, or
-    another value for the same side in the step."""
+    """Mark the hypothetical claims (:class:`Claim`): a supposing word earlier in the sentence
+    (not the ``if`` of an operation on what is known, :data:`_DERIVING_RE`), or another value for
+    the same side in the step."""
     values: dict = {}
     for claim in claims:
         values.setdefault(claim.key, set()).add(claim.value)
@@ -407,7 +413,7 @@ def _mark_suppositions(text: str, claims: list) -> list:
     for claim in claims:
         head = text[max(0, claim.start - 300):claim.start]
         cut = max(head.rfind(". "), head.rfind("\n"), head.rfind("? "), head.rfind("! "), head.rfind("; "))
-        words = {w.lower() for w in _WORD_RE.findall(head[cut + 1:])}
+        words = {w.lower() for w in _WORD_RE.findall(_DERIVING_RE.sub(" ", head[cut + 1:]))}
         out.append(claim._replace(hypothetical=bool(words & SUPPOSING) or len(values[claim.key]) > 1,
                                   hypothetical_word=bool(words & SUPPOSING)))
     return out
@@ -430,6 +436,10 @@ def _plain_pair(text, toks, a, b) -> bool:
         all(kinds[t] not in (OPEN, CLOSE) for t in range(a.hi, b.lo))
 
 
+#: A degree sign after a number (``180^{\circ}``, ``60°``): the tokenizer drops it, no glued text.
+_DEGREE_RE = re.compile(r"\A\s*(?:\^\s*\{?\s*\\circ\s*\}?|°|\\degree\b)")
+
+
 def _fragment(text, toks, a, b) -> bool:
     """A pair that is part of a larger statement: a side glued to characters the tokenizer left
     out (:data:`_GLUED`, reading past math delimiters), an ambiguous ``a / b / c``, or a side
@@ -438,7 +448,7 @@ def _fragment(text, toks, a, b) -> bool:
     before = text[max(0, toks.starts[a.lo] - 12):toks.starts[a.lo]]
     before = re.sub(r"(?:\\[\[(]|\$)+\s*\Z", "", before.rstrip())
     end = toks.ends[b.hi - 1]
-    after = re.sub(r"\A\s*(?:\\[\])]|\$)+", "", text[end:end + 12])
+    after = re.sub(r"\A\s*(?:\\[\])]|\$)+", "", _DEGREE_RE.sub("", text[end:end + 20], 1))
     if (before[-1:] and not before[-1].isspace() and _GLUED.match(before[-1])
             and not (before[-1].isalpha() and before[-1].isascii())) or (after[:1] and _GLUED.match(after[0])):
         return True

@@ -664,3 +664,42 @@ def test_a_known_value_written_rounded_is_no_new_value():
     steps[1] = steps[1].replace("1.33", "1.43")
     assert locate_first_error(steps, ["15 * 7 = 105", "140"], answer_correct=False, problem=JUDY, gold="240",
                               computations=["2 / 1.5 = 4/3"]).step == 1
+
+
+# AutoRace GSM8K chain (benchmarks/data/gsm8k_autorace_step_labels.json): the equation is set up
+# wrong in step 2 (it counts the games won twice); step 4 is the first to write a new value
+FOOTBALL = ["Let x be the number of games they won.", "x+x+8=22", "2x+8=22", "2x=14", "x=7", "They won 7 games.",
+            "The answer is 7"]
+FOOTBALL_PROBLEM = "A football team played 22 games. They won 8 more than they lost. How many did they win?"
+# Sky-T1-math-correct-5K-32B-short, MATH-500 prealgebra (benchmarks/data/independent_step_labels.jsonl)
+ANGLES = ["This is interesting because the angles $x^{\\circ}$ and $2x^{\\circ}$ are on a straight line with $PT$ "
+          "and $QR$ being parallel. This means that the sum of the angles on a straight line is $180^{\\circ}$. So, "
+          "$x^{\\circ} + 2x^{\\circ} = 180^{\\circ}$.",
+          "Wait, let me think about this. If we solve for $x$, we get $3x = 180^{\\circ}$, which means $x = 60^{\\circ}$"
+          ". This means that $\\angle P = 60^{\\circ}$ and $\\angle T = 120^{\\circ}$."]
+ANGLES_PROBLEM = ("In the diagram, $PT$ is parallel to $QR.$ What is the measure of $\\angle PQR$ in degrees? [asy] "
+                  "label(\"$x^{\\circ}$\",(-6,10),SE); label(\"$2x^{\\circ}$\",(7,10),SW); "
+                  "label(\"$128^{\\circ}$\",(10,0),NE); [/asy]")
+
+
+def test_a_new_value_solved_from_an_earlier_equation_names_where_it_was_set_up():
+    loc = locate_first_error(FOOTBALL, ["L = 7"], answer_correct=False, problem=FOOTBALL_PROBLEM)
+    assert loc.step == 1 and loc.reason.startswith("step 2 sets up x+x+8 = 22, which step 4 solves to 14")
+    # degree signs and "if we solve" do not hide the equations: 3x = 180 solves step 1's x + 2x = 180
+    loc = locate_first_error(ANGLES, ["x = 64"], answer_correct=False, problem=ANGLES_PROBLEM)
+    assert loc.step == 0 and loc.reason.startswith("step 1 sets up x^{\\circ} + 2x = 180")
+    # an equation that does not follow from the one before is another signal (HALVES); a node reached
+    # on the way, or an equation that assigns the value, ends the run back
+    steps = FOOTBALL[:2] + ["So the teams played 2x + 8 = 22 games in all"] + FOOTBALL[3:]
+    assert locate_first_error(steps, ["2x + 8 = 22"], answer_correct=False, problem=FOOTBALL_PROBLEM).step == 3
+    steps = ["Let x be the number of games they won.", "x = 7 + 8", "2x = 30", "x = 15"]
+    assert locate_first_error(steps, ["L = 7"], answer_correct=False, problem=FOOTBALL_PROBLEM).step == 2
+
+
+def test_suppositions_and_derivations():
+    from consensus_metrics.step_facts import step_facts
+
+    derived = step_facts(ANGLES[1])
+    assert [(e.text, e.hypothetical) for e in derived.equations] == [("3x = 180", False), ("x = 60", False)]
+    assert [c.hypothetical for c in step_facts("If we substitute x = 3, we get 2x = 6.").claims] == [True, True]
+    assert [c.hypothetical for c in step_facts("If x = 3, then 2x = 6.").claims] == [True, True]
