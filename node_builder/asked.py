@@ -7,7 +7,8 @@ out every value that *is* the answer under another name:
 * the gold's exact value, however written (``\sqrt{117}`` for ``3\sqrt{13}``, ``0.35625`` for
   ``.35625``), and for a number of two digits or more its square (``900`` before the answer
   ``30 = \sqrt{900}``), units and ``%`` aside (``25\%`` also as ``1/4``); an answer in minutes also in
-  hours, in cents also in dollars (a factor 60 or 100);
+  hours, in cents also in dollars (a factor 60 or 100), and a count asked in dozens also counted
+  in items (a factor 12: "how many dozens of eggs" with gold 2 makes ``48/2 = 24`` the answer);
 * **the parts of a requested form** -- "written as $\frac{m}{n}$ ... Find $m+n$": a node whose
   value can be written in that form with integers whose requested combination is the gold is the
   answer (``192/5`` where ``m + n = 197``; ``\frac{20\sqrt{21}}{63}`` where ``m+n+p = 104``);
@@ -52,6 +53,9 @@ from node_builder.matcher import ID, NUM, canonical_key, order_free_key, surd_va
 #: minutes and hours (or seconds), cents and dollars.
 UNIT_FACTORS = ((60, re.compile(r"\b(?:minutes?|hours?|seconds?)\b", re.I)),
                 (100, re.compile(r"\b(?:cents?|dollars?|percent)\b|\\?\$|%", re.I)))
+#: Counts asked in a unit of several items, and the question that asks in it: an answer of
+#: 2 dozen is 24 eggs (``48/2 = 24`` before ``24/12 = 2`` is the answer counted in eggs).
+ASKED_IN_GROUPS = ((12, re.compile(r"\bhow\s+many\s+dozens?\b|\bin\s+dozens\b|\bnumber\s+of\s+dozens\b", re.I)),)
 #: Most letter assignments tried for one requested form.
 MAX_ASSIGNMENTS = 20_000
 
@@ -179,6 +183,9 @@ def asked(problem: str, gold: str) -> Asked:
         for factor, words in UNIT_FACTORS:
             if words.search(problem):
                 values.update((_scaled(value, Fraction(factor)), _scaled(value, Fraction(1, factor))))
+        for size, question in ASKED_IN_GROUPS:
+            if question.search(problem):
+                values.add(_scaled(value, Fraction(size)))
     values |= member_values(gold)
     request = request_of(problem)
     template = template_of(problem, request) if request else None

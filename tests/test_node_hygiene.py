@@ -26,6 +26,9 @@ PRECALC_768 = ("Find all solutions to \\[\\sin \\left( \\tan^{-1} (x) + \\cot^{-
 AIME_I_1 = ("Every morning Aya goes for a $9$-kilometer-long walk ... Find the number of minutes the walk takes "
             "her, including the $t$ minutes spent in the coffee shop.")
 
+LORI = ("Lori needed 1 whole egg to make 2 deviled egg halves.  She anticipates that each of her guests will eat 3 "
+        "deviled egg halves.  If she is inviting 16 guests to her party, how many dozens of eggs will she need?")
+
 
 # ------------------------------------------------------------------ not the answer
 @pytest.mark.parametrize("problem, gold, node, leak", [
@@ -42,6 +45,11 @@ AIME_I_1 = ("Every morning Aya goes for a $9$-kilometer-long walk ... Find the n
      "2", "78", False),
     ("What is the remainder when $1 + 2 + 3 + \\dots + 10$ is divided by 9?", "1", "55", False),  # number_theory/466
     (AIME_I_1, "204", "3.4", True),  # the answer in hours, the question asks minutes
+    # GSM8K test/654: the question asks in dozens, so 24 eggs is the answer's 2 dozen
+    (LORI, "2", "24", True),
+    (LORI, "2", "48", False),
+    # a dozen named in the problem, the question counting items: 12 times the answer is no answer
+    ("She buys 2 dozen eggs and uses 5. How many eggs are left?", "19", "228", False),
     ("What is $\\sqrt{1 + 2 + 3 + ... + 116}$?", "3\\sqrt{13}", "\\sqrt{117}", True),  # the same number
     ("Write $\\frac{4+6a}{5}-\\frac{1+3a}{4}$ as a single fraction.", "\\frac{11+9a}{20}",
      "\\frac{9a + 11}{20}", True),  # MATH-500 algebra/2735: the answer in another order
@@ -69,6 +77,7 @@ def test_equations_with_the_answer_and_boxed_text_are_the_answer():
     assert _reason("In how many ways can I stack my 6 books ...?", "480", "720 - 240 = 480") == "final_answer"
     assert _reason("What is the interest rate, in percent?", "10", "\\boxed{10}\\%", "expression") == "final_answer"
     assert _reason("In how many ways can I stack my 6 books ...?", "480", "6! = 720") is None
+    assert _reason(LORI, "2", "48/2 = 24") == "final_answer"  # the answer counted in eggs
 
 
 # ------------------------------------------------------------------ well formed
