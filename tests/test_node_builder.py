@@ -143,8 +143,13 @@ def test_refine_keeps_a_trivial_value_computed_from_other_numbers():
      ["864", "6 \\cdot 144 = 864"], "final_answer"),
     # pieces of notation are no results: a segment name, a coefficient times a name
     ("Find CE.", "104", "Let $x = 3t$ and $y = 4t$; then $CE = DE$ and $DE^2 = 17^2 + 51^2$.", ["3t", "4t", "DE"], "fragment"),
-    # false arithmetic: a chain read across the rows of a matrix
+    # no chain across the rows of a matrix: its rows are entries of a tuple, ( 1 = 5 , 2 ), and
+    # the pair is not even a candidate (before the matrix reading it was mined, then dropped as
+    # false arithmetic)
     ("Find the matrix.", "7", "We get $\\begin{pmatrix} 1 = 5 \\\\ 2 \\end{pmatrix}$ and $3 \\cdot 9 = 27$.",
+     ["1 = 5", "5"], None),
+    # false arithmetic: a chain read across the lines of an alignment
+    ("Find the sum.", "7", "We get $\\begin{align} 1 &= 5 \\\\ 2 \\end{align}$ and $3 \\cdot 9 = 27$.",
      ["1 = 5"], "false_arithmetic"),
 ])
 def test_refine_drops_what_the_audit_found_is_no_intermediate_result(statement, answer, text, dropped, reason):
