@@ -39,6 +39,7 @@ from typing import NamedTuple
 from .anchors import token_anchors
 from .budget import Deadline
 from .normalize import ID, NUM
+from .numbers import number_key
 from .relations import SEP, equality_runs
 from .side_pairs import best_pair
 from .text_index import _form_commutative_key
@@ -145,7 +146,7 @@ class ChainFollower:
         return self._remembered(("value", value), lambda: self._find_value(value, number))
 
     def _find_value(self, value: tuple, number) -> list[tuple[_Run, int]]:
-        keys = ("#" + str(abs(number.numerator)) + ("" if number.denominator == 1 else f"/{number.denominator}"),)
+        keys = (number_key(abs(number)),)
         out = []
         for start, index in self._indexes((*_anchors_of(keys, (NUM,)), _EQUALITY_ANCHORS)):
             for c, s in self._values_of(start, index).get(value, ()):
@@ -499,7 +500,7 @@ def _target_comm(key: str, kinds: tuple) -> str:
 
 def _number_tokens(number) -> tuple[tuple, tuple]:
     """Canonical tokens of a rational number (a negative one in brackets: ``(-3)``)."""
-    body = f"#{abs(number.numerator)}" + (f"/{number.denominator}" if number.denominator != 1 else "")
+    body = number_key(abs(number))
     if number < 0:
         from .normalize import CLOSE, OPEN, OP
 

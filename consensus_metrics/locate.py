@@ -540,6 +540,18 @@ def _with_gold(facts: list[StepFacts], reached: list[list[str]], gold: str) -> l
     return [ids + ["the gold answer's value"] if value in f.results else ids for ids, f in zip(reached, facts)]
 
 
+def _case_variables(facts: list[StepFacts]) -> set:
+    """The variables no single root can be followed for: one that an equation of the solution pins
+    without being linear (a quadratic), or that one step gives several roots (cases)."""
+    several = set().union(*(f.nonlinear for f in facts))
+    for f in facts:
+        roots: dict = {}
+        for e in f.equations:
+            roots.setdefault(e.key, set()).add(e.value)
+        several |= {name for name, values in roots.items() if len(values) > 1}
+    return several
+
+
 def _broken_equations(facts: list[StepFacts]) -> list[tuple]:
     r"""``(step, kind, reason, node)`` of each linear equation in one variable whose root differs
     from the root of the equation in that variable the step before states: it does not follow
@@ -549,12 +561,7 @@ def _broken_equations(facts: list[StepFacts]) -> list[tuple]:
     be a case or a new use of the letter, no derivation), a variable that an equation of the
     solution pins without being linear (a quadratic: several roots), or that one step gives
     several roots (cases)."""
-    several = set().union(*(f.nonlinear for f in facts))
-    for f in facts:
-        roots: dict = {}
-        for e in f.equations:
-            roots.setdefault(e.key, set()).add(e.value)
-        several |= {name for name, values in roots.items() if len(values) > 1}
+    several = _case_variables(facts)
     out, last = [], {}
     for i, f in enumerate(facts):
         for e in f.equations:
@@ -611,13 +618,8 @@ def _set_up(facts: list[StepFacts], reached: list[list[str]], i: int) -> tuple |
     root, none giving the variable a value (``assigns``) and none reaching a node; ``None`` when
     step ``i`` solves no equation of an earlier step. The new value a solution arrives at by
     solving (``2x = 14``) comes from the equation it solves (``x + x + 8 = 22``): that is the step
-    that left the path. A variable with several roots in the solution (cases) is left alone."""
-    several = set().union(*(f.nonlinear for f in facts))
-    roots: dict = {}
-    for f in facts:
-        for e in f.equations:
-            roots.setdefault(e.key, set()).add(e.value)
-    several |= {name for name, values in roots.items() if len(values) > 1}
+    that left the path. A variable with no single root (:func:`_case_variables`) is left alone."""
+    several = _case_variables(facts)
     best = None
     for e in facts[i].equations:
         if e.key in several:
