@@ -298,8 +298,15 @@ def _select_signed(checked: _Checked, signed: dict[str, str], rule: ConsensusRul
         text = signed_writing(candidate, signed)  # the writing the reviewer signed names the node
         forms = candidate.node.forms if text == candidate.node.text else \
             (text, *(form for form in candidate.node.forms if form != text))
-        nodes.append(replace(candidate.node, text=text, forms=forms, support=round(k / n, 4),
-                             position=_median(list(positions.values()))))
+        node = replace(candidate.node, text=text, forms=forms, support=round(k / n, 4),
+                       position=_median(list(positions.values())))
+        same = next((i for i, kept in enumerate(nodes) if kept.text == text), None)
+        if same is None:
+            nodes.append(node)
+        else:  # a mined writing shipped under a signed proposal's text: one node, the forms of both
+            kept = nodes[same]
+            wider = kept if kept.support >= node.support else node
+            nodes[same] = replace(wider, forms=tuple(dict.fromkeys(kept.forms + node.forms)))
     return _maximal(nodes, checked, stats)
 
 

@@ -44,6 +44,11 @@ _CONGRUENCE = re.compile(r"\\equiv|≡")
 _MODULUS = re.compile(r"\\p?mod\b|\\bmod\b|\bmod\b|\(\s*mod", re.I)
 
 
+#: A matrix (``pmatrix``, ``bmatrix``, ``vmatrix``...): its ``&`` and ``\\`` separate entries, not
+#: the rows of an alignment (the matcher reads it as a tuple, :mod:`consensus_metrics.latex_commands`).
+_MATRIX = re.compile(r"\\begin\{([pbBvV]?matrix|smallmatrix)\*?\}.*?\\end\{\1\*?\}", re.S)
+
+
 def _bars(text: str) -> int:
     r"""Absolute-value bars (``|``, ``\lvert``/``\rvert``; not ``\|`` or ``\mid``)."""
     return len(re.findall(r"(?<!\\)\|", text)) + len(re.findall(r"\\[lr]vert\b", text))
@@ -58,6 +63,8 @@ def malformed(text: str) -> str | None:
     (None, None, 'unbalanced brackets')
     >>> malformed("\\\\mathbf{i} & \\\\mathbf{j} & \\\\mathbf{k}"), malformed("|x - 3| = 5")
     ('a row of an aligned block', None)
+    >>> malformed("\\\\mathbf{M} = \\\\begin{pmatrix} 4 & -1 \\\\\\\\ 2 & 1 \\\\end{pmatrix}") is None  # entries
+    True
     """
     stripped = text.strip()
     if not stripped:
@@ -66,7 +73,7 @@ def malformed(text: str) -> str | None:
         return "dangling operator"
     if not balanced(stripped) or _bars(stripped) % 2:
         return "unbalanced brackets"
-    if re.search(r"(?<!\\)&|\\\\", stripped):
+    if re.search(r"(?<!\\)&|\\\\", _MATRIX.sub(" M ", stripped)):
         return "a row of an aligned block"
     if _CONGRUENCE.search(stripped) and not _MODULUS.search(stripped):
         return "congruence without modulus"

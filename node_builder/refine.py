@@ -31,7 +31,9 @@ key of :data:`DROP_REASONS`), or ``None``:
    either none of the problem's symbols (``\binom{n}{r} = \frac{n!}{r!(n-r)!}``,
    ``r = \sqrt{x^2+y^2}`` for a problem about the point ``(0, 3)``) or an identity
    (``a^2 - b^2 = (a-b)(a+b)``). A word problem writes no symbols: there a relation with a number
-   for a side (``x^2 + x - 2 = 0``) is its own equation, not a formula.
+   for a side (``x^2 + x - 2 = 0``) is its own equation, not a formula. A condition is no formula
+   either (:func:`_own_condition`: ``x^2 - y^2 = 4``, ``\frac{4}{3}\pi r^3 = 4\pi r^2``), nor an
+   identity about the problem's own expression (:func:`_transforms_given`).
 
 Generic formulas that are no rational identity (``\sin^2\theta + \cos^2\theta = 1``,
 ``c^2 = a^2 + b^2``) are recognised across the build
@@ -51,8 +53,8 @@ from fractions import Fraction
 
 from node_builder.asked import Asked, asked, is_answer_form, template_parts
 from node_builder.hygiene import digit_free, is_identity, malformed, symbols_of
-from node_builder.matcher import (ID, NUM, canonical_key, covered, number_of, numbers_in, rational, split_relation,
-                                  surd_value, tokenize_form)
+from node_builder.matcher import (ID, NUM, canonical_key, covered, exact_equivalent, number_of, numbers_in, rational,
+                                  split_relation, surd_value, tokenize_form)
 from node_builder.number_words import number_words
 from node_builder.schema import Node, Problem
 
@@ -356,10 +358,11 @@ def drop_reason(node: Node, cluster, facts: Facts, pieces: set) -> str | None:
     if _is_definition(node, cluster):
         return "definition"
     if node.kind != "value" and digit_free(node.text, FORMULA_CONSTANTS):
-        if not symbols_of(node.text) & facts.problem_symbols and not _word_problem_equation(node, facts):
+        if (not symbols_of(node.text) & facts.problem_symbols and not _word_problem_equation(node, facts)
+                and not _own_condition(node)):
             return "generic"  # a formula in symbols the problem does not have (r = \sqrt{x^2+y^2}, b^2 - 4ac)
     if node.kind != "value" and digit_free(node.text, FORMULA_CONSTANTS):
-        if node.kind == "equation" and is_identity(node.text):
+        if node.kind == "equation" and is_identity(node.text) and not _transforms_given(node, facts):
             return "generic"  # an identity any problem may use (a^2 - b^2 = (a-b)(a+b))
     return None
 
@@ -374,6 +377,56 @@ def _word_problem_equation(node: Node, facts: Facts) -> bool:
     sides, relations = split_relation(node.text)
     return bool(relations) and any(keys and all(kind == NUM or key == "neg" for key, kind in zip(keys, kinds))
                                    for keys, kinds in sides)
+
+
+#: The values a formula's or an identity's whole side may take (``\sin^2\theta + \cos^2\theta = 1``,
+#: ``V - E + F = 2``, ``a^2 - b^2 - (a-b)(a+b) = 0``); any other constant side makes a condition.
+_FORMULA_SIDE_VALUES = frozenset(Fraction(v) for v in (0, 1, -1, 2))
+
+
+def _own_condition(node: Node) -> bool:
+    r"""An equation in symbols that no textbook formula is, though it writes no specific number: a
+    side that is a constant other than 0, ±1 or 2 (``x^2 - y^2 = 4``, ``2^{2x} = 2^3``), or, with
+    no bare name for a side, a symbol on both sides for which the two sides are decidedly not
+    equal everywhere (``\frac{4}{3}\pi r^3 = 4\pi r^2``: the sphere whose volume is its area). A
+    formula names what it gives (``V = \pi r^2 h``, ``a_n = a_1 + (n-1)d``) or holds for every
+    value (``(a+b)^2 = a^2 + 2ab + b^2``); both stay generic.
+
+    >>> [_own_condition(Node("", t, "equation")) for t in ("x^2 - y^2 = 4", "\\frac{4}{3}\\pi r^3 = 4\\pi r^2")]
+    [True, True]
+    >>> [_own_condition(Node("", t, "equation")) for t in ("V = \\pi r^2 h", "(n-1) + n + (n+1) = 3n", "c^2 = a^2 + b^2")]
+    [False, False, False]
+    """
+    sides = _sides(node.text) if node.kind == "equation" else []
+    if len(sides) != 2:
+        return False
+    for side in sides:
+        value = rational(_exact(side)) if _exact(side) is not None else None
+        if value is not None and value not in _FORMULA_SIDE_VALUES:
+            return True
+    if any(_is_bare_name(side) for side in sides):
+        return False
+    (lk, lt), (rk, rt) = (tokenize_form(side) for side in sides)
+    left, right = {k for k, kind in zip(lk, lt) if kind == ID}, {k for k, kind in zip(rk, rt) if kind == ID}
+    if not left & right - {"π"}:
+        return False
+    return exact_equivalent((lk, lt), (rk, rt), "expr", sorted(left | right)) is False
+
+
+def _transforms_given(node: Node, facts: Facts) -> bool:
+    r"""An identity about this problem's own expressions rather than a textbook identity: one of
+    its sides is written in the problem (``a(2a+b) - 2a^2 + ab = 2ab`` where the problem asks to
+    simplify that expression; a side must be more than a name or a coefficient times one,
+    :func:`_is_fragment`), or it is in one symbol only, the problem's variable: a polynomial of
+    the problem factored or expanded (``x^4 + 4 = (x^2 + 2x + 2)(x^2 - 2x + 2)`` in factoring
+    ``x^8 + 3x^4 - 4``). ``a^2 - b^2 = (a-b)(a+b)`` in symbols the problem does not write stays
+    generic."""
+    symbols = symbols_of(node.text)
+    if len(symbols) == 1 and symbols <= facts.problem_symbols:
+        return True
+    probes = [{"id": f"s{i}", "text": side, "kind": "expression", "forms": (side,), "value": None}
+              for i, side in enumerate(_sides(node.text)) if not _is_fragment(side)]
+    return bool(probes) and bool(covered(facts.statement, probes))
 
 
 def _is_definition(node: Node, cluster) -> bool:

@@ -26,6 +26,10 @@ PRECALC_768 = ("Find all solutions to \\[\\sin \\left( \\tan^{-1} (x) + \\cot^{-
 AIME_I_1 = ("Every morning Aya goes for a $9$-kilometer-long walk ... Find the number of minutes the walk takes "
             "her, including the $t$ minutes spent in the coffee shop.")
 
+SPHERE = ("What is the length, in units, of the radius of a sphere whose volume and surface area, in cubic units "
+          "and square units, respectively, are numerically equal?")  # MATH-500 geometry/456
+FACTOR = ("Let \\[x^8 + 3x^4 - 4 = p_1(x) p_2(x) \\dotsm p_k(x),\\]where each non-constant polynomial $p_i(x)$ is "
+          "monic with integer coefficients. Compute $p_1(1) + p_2(1) + \\dots + p_k(1).$")  # intermediate_algebra/279
 LORI = ("Lori needed 1 whole egg to make 2 deviled egg halves.  She anticipates that each of her guests will eat 3 "
         "deviled egg halves.  If she is inviting 16 guests to her party, how many dozens of eggs will she need?")
 
@@ -89,6 +93,8 @@ def test_equations_with_the_answer_and_boxed_text_are_the_answer():
     # key results a reviewer wrote in as prose (MATH-500 number_theory/417, prealgebra/1128): no matcher checks them
     ("the number must end in 00", "a sentence"), ("4 choices for hair (3 choices of hairstyles, or bald)", "a sentence"),
     ("the possible rational roots are \\(\\pm 1, \\pm 2, \\pm 7, \\pm 14\\)", "a sentence"),
+    # an aligned block's rows beside a matrix are still rows
+    ("\\begin{pmatrix} 1 \\\\ 2 \\end{pmatrix} = x \\\\ y &= 4", "a row of an aligned block"),
 ])
 def test_malformed_nodes_are_fragments(text, why):
     assert malformed(text) == why
@@ -99,7 +105,11 @@ def test_malformed_nodes_are_fragments(text, why):
                                   # words beside a relation or inside \text{}: a checkable statement
                                   "3 hours * 10 = 30", "m_{\\text{softball}} \\cdot a_{\\text{softball}} = "
                                   "m_{\\text{baseball}} \\cdot a_{\\text{baseball}}", "12 \\text{ apples per box}",
-                                  "N \\bmod 25 \\in \\{1, 2\\}"])
+                                  "N \\bmod 25 \\in \\{1, 2\\}",
+                                  # a matrix's & and \\\\ separate entries (MATH-500 precalculus/323, /1172)
+                                  "\\mathbf{M} = \\begin{pmatrix} 4 & -1 \\\\ 2 & 1 \\end{pmatrix}",
+                                  "\\begin{pmatrix} -5 \\\\ -3 \\\\ 6 \\end{pmatrix} - \\begin{pmatrix} 3 \\\\ -10 \\\\ 1 "
+                                  "\\end{pmatrix} = \\begin{pmatrix} -8 \\\\ 7 \\\\ 5 \\end{pmatrix}"])
 def test_well_formed_nodes_pass(text):
     assert malformed(text) is None
 
@@ -145,6 +155,21 @@ def test_restatements_of_givens():
     ("A triangle has sides measuring 1 unit and 3 units. The length of the third side is an integer value of "
      "units. What is the length of the third side, in units?", "2 < n < 4", False),
     ("Ten treeks weigh as much as three squigs and one goolee. ...", "s = 3t", True),  # no number side: a formula
+    # MATH-500 geometry/456: the sphere's condition (r on both sides, never equal identically) vs its formula
+    (SPHERE, "\\frac{4}{3}\\pi r^3 = 4\\pi r^2", False), (SPHERE, "V = \\frac{4}{3}\\pi r^3", True),
+    (SPHERE, "4\\pi r^2 = 4\\pi r^2", True),  # the same on both sides: no condition
+    # a constant side other than 0, 1, 2 (precalculus/452, algebra/1265) vs Euler's formula and sin² + cos² = 1
+    ("Find the curve defined by the equation \\[r^2 \\cos 2 \\theta = 4.\\]", "x^2 - y^2 = 4", False),
+    ("What power of 4 is equal to 8? Express your answer as a common fraction.", "2^{2x} = 2^3", False),
+    ("A convex polyhedron $P$ has $26$ vertices and $36$ faces. How many edges does $P$ have?", "V - E + F = 2", True),
+    ("Find all $x$ with $\\sin x = \\frac{1}{3}$.", "\\cos^2\\theta + \\sin^2\\theta = 1", True),
+    # an identity about the problem's own expression (number_theory/1287, intermediate_algebra/279) vs a
+    # textbook one in symbols the problem lacks, and one in a word problem's fresh unknown (number_theory/515)
+    ("How many whole-number divisors are there for the integer $a(2a+b)-2a^{2}+ab$?", "a(2a+b)-2a^2+ab = 2ab", False),
+    (FACTOR, "x^4 + 4 = (x^2 + 2x + 2)(x^2 - 2x + 2)", False),
+    (FACTOR, "a^2 - b^2 = (a - b)(a + b)", True),
+    ("What is the smallest positive perfect cube that can be written as the sum of three consecutive integers?",
+     "(n-1) + n + (n+1) = 3n", True),
 ])
 def test_generic_formulas(problem, text, generic):
     assert (_reason(problem, "7", text, "expression" if "=" not in text else "equation") == "generic") is generic

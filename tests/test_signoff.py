@@ -208,6 +208,22 @@ def test_a_proposal_that_repeats_a_candidate_is_one_node():
     assert sheet_of(evidence, ConsensusRule())[1].count("x = 7") == 1  # and one row of a sheet
 
 
+def test_a_mined_writing_and_the_signed_proposal_it_ships_under_are_one_node():
+    """MATH-500 geometry/456: the miner reads the voices' spaced writing, the reviewer proposed and
+    signed the unspaced one; the mined candidate takes the proposal's signature and text, and the
+    record ships one node (two would count the same step twice), with the forms of both."""
+    texts = ["The volume is $\\frac{4}{3} \\pi r^3$ and the area $4 \\pi r^2$, so $\\frac{4}{3} \\pi r^3 = 4 \\pi r^2$.",
+             "Setting them equal: \\frac{4}{3} \\pi r^3 = 4 \\pi r^2, so r = 3.",
+             "We need $\\frac{4}{3}\\pi r^3 = 4\\pi r^2$, hence $r = 3$."]
+    problem = Problem("t/9", "t", "What is the radius of a sphere whose volume and surface area are numerically equal?",
+                      "3", trajectories=[Trajectory(t, f"model:{v}", True, voice=v) for v, t in zip("ABC", texts)])
+    signed = {"\\frac{4}{3}\\pi r^3 = 4\\pi r^2": "GOOD"}
+    evidence = gather(problem, None, proposed_nodes(Verdicts(signed, tuple(signed)), problem))
+    assert len([c for c in evidence.candidates if "pi r^3" in c.node.text]) == 2  # mined and proposed
+    [node] = select(evidence, ConsensusRule(), signed=signed).nodes
+    assert node.text == "\\frac{4}{3}\\pi r^3 = 4\\pi r^2" and "\\frac{4}{3} \\pi r^3 = 4 \\pi r^2" in node.forms
+
+
 def test_a_revision_changes_only_the_labels_it_names(tmp_path):
     from node_builder.signoff import import_answers
 
