@@ -219,9 +219,14 @@ def _sides(text: str) -> list[str]:
 
 
 def _is_bare_name(side: str) -> bool:
-    """One identifier-like token (``x``, ``QR``, ``a_1``, ``\\theta``): no operator, no number."""
+    """One identifier-like token (``x``, ``QR``, ``a_1``, ``\\theta``): no operator, no number. A
+    numeral in another base (``1556_7``, which the matcher reads as one token) is a number.
+
+    >>> _is_bare_name("a_1"), _is_bare_name("1556_7"), _is_bare_name("QR")
+    (True, False, True)
+    """
     key = canonical_key(side)
-    return (bool(key) and "#" not in key and len(key.split()) == 1) or _is_segment(key)
+    return (bool(key) and "#" not in key and len(key.split()) == 1 and not key[0].isdigit()) or _is_segment(key)
 
 
 def _is_segment(key: str) -> bool:
@@ -231,7 +236,7 @@ def _is_segment(key: str) -> bool:
 
 def _is_name(side: str) -> bool:
     key = canonical_key(side)
-    return bool(key) and "#" not in key
+    return bool(key) and "#" not in key and not key[0].isdigit()
 
 
 def _exact(side: str):

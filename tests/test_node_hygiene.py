@@ -139,6 +139,11 @@ def test_restatements_of_givens():
                    "27/20") == "restates_problem"
     assert _reason("Let $f(x) = 2x^2 - 1$. Find $f(f(3))$.", "577", "f(3) = 2 \\cdot 3^2 - 1") == "restates_problem"
     assert _reason("Let $f(x) = 2x^2 - 1$. Find $f(f(3))$.", "577", "f(3) = 17") is None  # computed: a result
+    # MATH-500 number_theory/928: a numeral in another base is a number, not a name given the stated 629
+    base = ("How many of the same digits are found in the base 7 and base 8 representations of $629_{10}$? For "
+            "example, $121_{3}$ and $413_{5}$ would have one digit in common.")
+    assert _reason(base, "3", "629 = 1556_7") is None and _reason(base, "3", "1556_7 = 629") is None
+    assert _reason(base, "3", "N = 629") == "restates_problem"
 
 
 # ------------------------------------------------------------------ generic formulas
