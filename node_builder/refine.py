@@ -406,8 +406,8 @@ def _own_condition(node: Node) -> bool:
     if len(sides) != 2:
         return False
     for side in sides:
-        value = rational(_exact(side)) if _exact(side) is not None else None
-        if value is not None and value not in _FORMULA_SIDE_VALUES:
+        exact = _exact(side)
+        if exact is not None and rational(exact) not in _FORMULA_SIDE_VALUES:
             return True
     if any(_is_bare_name(side) for side in sides):
         return False
