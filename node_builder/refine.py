@@ -391,7 +391,8 @@ _FORMULA_SIDE_VALUES = frozenset(Fraction(v) for v in (0, 1, -1, 2))
 
 def _own_condition(node: Node) -> bool:
     r"""An equation in symbols that no textbook formula is, though it writes no specific number: a
-    side that is a constant other than 0, ±1 or 2 (``x^2 - y^2 = 4``, ``2^{2x} = 2^3``), or, with
+    side that is a rational constant other than 0, ±1 or 2 (``x^2 - y^2 = 4``, ``2^{2x} = 2^3``;
+    ``\cos\theta = \frac{\sqrt{2}}{2}`` is a table value, not a condition), or, with
     no bare name for a side, a symbol on both sides for which the two sides are decidedly not
     equal everywhere (``\frac{4}{3}\pi r^3 = 4\pi r^2``: the sphere whose volume is its area). A
     formula names what it gives (``V = \pi r^2 h``, ``a_n = a_1 + (n-1)d``) or holds for every
@@ -407,7 +408,8 @@ def _own_condition(node: Node) -> bool:
         return False
     for side in sides:
         exact = _exact(side)
-        if exact is not None and rational(exact) not in _FORMULA_SIDE_VALUES:
+        value = rational(exact) if exact is not None else None
+        if value is not None and value not in _FORMULA_SIDE_VALUES:
             return True
     if any(_is_bare_name(side) for side in sides):
         return False

@@ -168,6 +168,7 @@ def test_restatements_of_givens():
     ("What power of 4 is equal to 8? Express your answer as a common fraction.", "2^{2x} = 2^3", False),
     ("A convex polyhedron $P$ has $26$ vertices and $36$ faces. How many edges does $P$ have?", "V - E + F = 2", True),
     ("Find all $x$ with $\\sin x = \\frac{1}{3}$.", "\\cos^2\\theta + \\sin^2\\theta = 1", True),
+    ("Find all $x$ with $\\sin x = \\frac{1}{3}$.", "\\cos \\theta = \\frac{\\sqrt{2}}{2}", True),  # a table value
     # an identity about the problem's own expression (number_theory/1287, intermediate_algebra/279) vs a
     # textbook one in symbols the problem lacks, and one in a word problem's fresh unknown (number_theory/515)
     ("How many whole-number divisors are there for the integer $a(2a+b)-2a^{2}+ab$?", "a(2a+b)-2a^2+ab = 2ab", False),
