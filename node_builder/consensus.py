@@ -277,6 +277,7 @@ def _select_signed(checked: _Checked, signed: dict[str, str], rule: ConsensusRul
         if key not in widest or (len(entry[1]), entry[2]) > (len(widest[key][1]), widest[key][2]):
             widest[key] = entry
     nodes: list[Node] = []
+    shipped: dict[str, int] = {}  # text -> index in nodes
     for key, (candidate, positions, agreed) in widest.items():
         label = signed_label(candidate, signed)
         if label == FRAGMENT and computed_value(candidate.node) in good_values:
@@ -300,8 +301,8 @@ def _select_signed(checked: _Checked, signed: dict[str, str], rule: ConsensusRul
             (text, *(form for form in candidate.node.forms if form != text))
         node = replace(candidate.node, text=text, forms=forms, support=round(k / n, 4),
                        position=_median(list(positions.values())))
-        same = next((i for i, kept in enumerate(nodes) if kept.text == text), None)
-        if same is None:
+        same = shipped.setdefault(text, len(nodes))
+        if same == len(nodes):
             nodes.append(node)
         else:  # a mined writing shipped under a signed proposal's text: one node, the forms of both
             kept = nodes[same]

@@ -431,9 +431,7 @@ def _transforms_given(node: Node, facts: Facts) -> bool:
     symbols = symbols_of(node.text)
     if len(symbols) == 1 and symbols <= facts.problem_symbols:
         return True
-    probes = [{"id": f"s{i}", "text": side, "kind": "expression", "forms": (side,), "value": None}
-              for i, side in enumerate(_sides(node.text)) if not _is_fragment(side)]
-    return bool(probes) and bool(covered(facts.statement, probes))
+    return any(covered_in(facts, side) for side in _sides(node.text) if not _is_fragment(side))
 
 
 def _is_definition(node: Node, cluster) -> bool:
