@@ -23,7 +23,8 @@ def earliest_pair(chains, lhits, rhits, rel: str, deadline: Deadline = NO_DEADLI
     chain, ``p != q``) whose sides ``rel`` joins, the one whose later side ends first; of several,
     the first in ``lhits`` order, then in ``rhits`` order. An equality joins the sides of one run
     of ``=``/``≡`` links (with an ``≡`` among the links between them, for ``≡``); any other
-    relation joins adjacent sides, read from left to right (``p < q``) or flipped.
+    relation joins sides one link of it apart, read from left to right (``p < q``) or flipped,
+    through ``=`` links beside it (:func:`_through_equalities`).
 
     That is the pair a search through every ``lhits`` x ``rhits`` pair would keep, found in time
     linear in the hits and chain lengths: a repetition loop (``a = b = a = b ...``, thousands of
@@ -39,7 +40,7 @@ def earliest_pair(chains, lhits, rhits, rel: str, deadline: Deadline = NO_DEADLI
     >>> earliest_pair(chains, [(0, 1), (0, 3)], [(0, 0), (0, 2)], ">")
     (0, 1, 0)
     """
-    if rel not in EQUALITY:  # adjacent sides only: at most two partners per hit
+    if rel not in EQUALITY:  # one link of rel, and "=" links beside it: a few partners per hit
         flipped = FLIP.get(rel)
         where = {hit: j for j, hit in enumerate(rhits)}
         best = None
@@ -47,9 +48,9 @@ def earliest_pair(chains, lhits, rhits, rel: str, deadline: Deadline = NO_DEADLI
             if not i & 1023:
                 deadline.check()
             chain = chains[c]
-            for q in (p - 1, p + 1):
+            for q in _through_equalities(chain.rels, p, rel, flipped):
                 j = where.get((c, q))
-                if j is None or chain.rels[min(p, q)] != (rel if p < q else flipped):
+                if j is None:
                     continue
                 order = (max(chain.sides[p].end, chain.sides[q].end), i, j)
                 if best is None or order < best[0]:
@@ -70,6 +71,41 @@ def earliest_pair(chains, lhits, rhits, rel: str, deadline: Deadline = NO_DEADLI
         entries.append(found)
     pair = best_pair(*entries)
     return None if pair is None else (pair[0][0][0], pair[0][3], pair[1][3])
+
+
+#: How many ``=`` links an inequality is read through on each side of it (``a < b = c`` is ``a < c``).
+THROUGH_EQUALITIES = 3
+
+
+def _through_equalities(rels, p: int, rel: str, flipped: str | None) -> list[int]:
+    """The sides ``q`` that side ``p`` of a chain with links ``rels`` is joined to by ``rel``
+    (read from ``p`` to ``q``): exactly one link between them is ``rel`` (``flipped`` where ``q``
+    comes first) and the others are ``=``, at most :data:`THROUGH_EQUALITIES` of them on each side
+    of it. ``x - 2 < 10^2 = 100`` states ``x - 2 < 100``; ``a < b < c`` states no ``a < c`` here
+    (two links of the relation), nor does ``a < b \le c``.
+
+    >>> _through_equalities(("<", "="), 0, "<", ">"), _through_equalities(("=", "<", "="), 3, ">", "<")
+    ([1, 2], [1, 0])
+    """
+    out = []
+    for step, wanted in ((1, rel), (-1, flipped)):
+        seen, equalities, q = False, [0, 0], p
+        while True:
+            link = q if step > 0 else q - 1
+            if link < 0 or link >= len(rels):
+                break
+            if rels[link] == "=":
+                if equalities[seen] == THROUGH_EQUALITIES:
+                    break
+                equalities[seen] += 1
+            elif rels[link] == wanted and not seen:
+                seen = True
+            else:
+                break
+            q += step
+            if seen:
+                out.append(q)
+    return out
 
 
 def best_pair(left, right):

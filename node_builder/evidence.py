@@ -134,7 +134,9 @@ def merge_computations(candidates: list[Candidate]) -> list[Candidate]:
     """One candidate per computed step: arithmetic equations with the same result from a shared
     starting number (``16 / 2 = 8``, ``16 \\times 0.5 = 8``, ``\\frac{16}{2} = 8``) become one node whose forms are those
     computations (the most often mined first, at most :data:`MAX_COMPUTATION_FORMS`), so that the
-    voices that compute one step in different words agree on it. In first-seen order.
+    voices that compute one step in different words agree on it, followed by every form of a
+    member that was not mined (a reviewer's proposal: the writings copied from the voices'
+    solutions, SPEC §6 step 4). In first-seen order.
 
     >>> texts = ("16 / 2 = 8", "x = 3", "16 * 0.5 = 8", "5 + 3 = 8")
     >>> cands = [Candidate(Node("", t, "equation", (t,)), None) for t in texts]
@@ -163,6 +165,9 @@ def merge_computations(candidates: list[Candidate]) -> list[Candidate]:
         ranked = sorted(group, key=lambda c: (-len(c.mined_from), group.index(c)))
         ranked.sort(key=lambda c: bool(WORDY.search(c.node.text)))  # its text: a writing without words
         forms = list(dict.fromkeys(c.node.text for c in ranked))[:MAX_COMPUTATION_FORMS]
+        # a proposal's forms are how the voices write it (copied by a reviewer): they stay its forms
+        forms += [form for c in ranked if c.cluster is None for form in c.node.forms]
+        forms = list(dict.fromkeys(forms))
         clusters = [c.cluster for c in ranked if c.cluster is not None]
         merged = None
         if clusters:

@@ -48,13 +48,13 @@ Example:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from node_builder.asked import Asked, asked, is_answer_form, template_parts
 from node_builder.hygiene import digit_free, is_identity, malformed, symbols_of
-from node_builder.matcher import (ID, NUM, canonical_key, covered, exact_equivalent, number_of, numbers_in, rational,
-                                  split_relation, surd_value, tokenize_form)
+from node_builder.matcher import (ID, NUM, OP, canonical_key, covered, exact_equivalent, number_of, numbers_in, rational,
+                                  relation_chains, split_relation, surd_value, tokenize_form)
 from node_builder.number_words import number_words
 from node_builder.schema import Node, Problem
 
@@ -163,6 +163,7 @@ class Facts:
     trivial: frozenset
     statement: str = ""
     answer_part_keys: frozenset = frozenset()  # canonical keys of a composite answer's non-numeric parts
+    answer_reused: bool = False  # two voices compute the answer from a quantity of its own value (:func:`answer_reused`)
 
 
 def _definitions(problem_text: str) -> tuple:
@@ -342,7 +343,8 @@ def drop_reason(node: Node, cluster, facts: Facts, pieces: set) -> str | None:
             return "fragment"
     sides = _sides(node.text) if node.kind == "equation" else []
     if sides and (any(is_answer_form(side, q) for side in sides) or solves_to_answer(sides, q)):
-        return "final_answer"
+        if not (facts.answer_reused and _computes_from_others(sides, q)):
+            return "final_answer"
     if len(sides) == 2 and any(number_of(side) in pieces for side in sides if number_of(side) is not None):
         return "answer_piece"  # 2^8 = 256, the n of m/n
     if len(sides) == 2:
@@ -473,9 +475,87 @@ def answer_form_parts(candidates, q: Asked) -> set:
     return out
 
 
+def _gold_number(q: Asked) -> Fraction | None:
+    """The gold answer as one rational number, else None."""
+    gold = q.gold_value
+    return gold[0][1] if gold and len(gold) == 1 and gold[0][0] == 1 else None
+
+
+def _computation_numbers(side: str, gold: Fraction) -> list[Fraction] | None:
+    """The numbers of a variable-free computation ``side`` (an operator, no name) whose exact value
+    is ``gold``, else None."""
+    keys, kinds = tokenize_form(side)
+    if not keys or ID in kinds or OP not in kinds or rational(surd_value(keys, kinds)) != gold:
+        return None
+    try:
+        return [Fraction(k[1:]) for k, kind in zip(keys, kinds) if kind == NUM]
+    except (ValueError, ZeroDivisionError):
+        return None
+
+
+def _computes_from_others(sides: list[str], q: Asked) -> bool:
+    """``E = v`` with ``v`` the gold number and ``E`` a computation of it from other numbers
+    (``6 + 4 + 2 = 12``), not from ``v`` itself (``144 / 12 = 12``)."""
+    gold = _gold_number(q)
+    if gold is None or len(sides) != 2:
+        return False
+    for side, other in (sides, sides[::-1]):
+        numbers = _computation_numbers(side, gold)
+        if numbers is not None and number_of(other) == gold and gold not in numbers:
+            return True
+    return False
+
+
+def answer_reused(problem: Problem, q: Asked, voices_needed: int = 2) -> bool:
+    r"""Whether ``voices_needed`` voices compute the answer from an earlier quantity of the same
+    value: a correct solution equates the gold number to one operation of the gold number and
+    another number (:func:`_reuses`: ``20 - 10 = 10``, the change from $20
+    after crayons that cost $10; ``144 / 12 = 12``: inches of ribbon per bow for 12 gifts). The
+    answer's value then also names that earlier quantity, and the computation of it from other
+    numbers (``5 \times 2 = 10``, ``6 + 4 + 2 = 12``) is a step that only shares the answer's value,
+    not the answer in disguise.
+
+    >>> from node_builder.schema import Trajectory
+    >>> p = Problem("t/1", "t", "Crayons cost $2 each. She buys 5 with $20. What change?", "10",
+    ...             trajectories=[Trajectory("5 x 2 = 10 dollars, so 20 - 10 = 10.", "a", True, voice="a"),
+    ...                           Trajectory("She pays 5*2 = 10 and gets 20-10 = 10 back.", "b", True, voice="b")])
+    >>> answer_reused(p, asked(p.problem, p.answer))
+    True
+    """
+    gold = _gold_number(q)
+    if gold is None:
+        return False
+    voices = set()
+    for trajectory in problem.correct_trajectories():
+        if trajectory.voice in voices:
+            continue
+        for chain in relation_chains(trajectory.text):
+            sides = chain.sides
+            if any(rel == "=" and _reuses(sides[i].text, sides[i + 1].text, gold)
+                   for i, rel in enumerate(chain.rels)):
+                voices.add(trajectory.voice)
+                break
+        if len(voices) >= voices_needed:
+            return True
+    return False
+
+
+def _reuses(left: str, right: str, gold: Fraction) -> bool:
+    r"""``w - v = v`` or ``w / v = v`` for the gold number ``v``: one operation of ``v`` and
+    another number (``84 \cdot 0 + 49 = 49`` only writes ``49`` again)."""
+    for side, other in ((left, right), (right, left)):
+        numbers = _computation_numbers(side, gold)
+        if numbers is not None and len(tokenize_form(side)[0]) == 3 and number_of(other) == gold \
+                and gold in numbers and any(n not in (0, 1, gold) for n in numbers):
+            return True
+    return False
+
+
 def drop_candidates(problem: Problem, candidates: list, config: RefineConfig, stats: dict) -> list:
     """The candidates no rule drops (each drop counted in ``stats`` under its reason)."""
     facts = facts_of(problem, config)
+    if any(_computes_from_others(_sides(c.node.text), facts.asked) for c in candidates if c.node.kind == "equation"):
+        facts = replace(facts, answer_reused=answer_reused(problem, facts.asked))
     named = _named_numbers(candidates)
     pieces = {x for letter in facts.part_letters for x in named.get(letter, ())}
     pieces |= answer_form_parts(candidates, facts.asked)

@@ -528,3 +528,12 @@ def test_a_computation_with_its_powers_evaluated_states_it():
     assert via("since 8 = 8, we are done", "2^3 = 8", symbolic=False) is None
     assert via("Area = $49\\pi - 25\\pi = 24\\pi$", "\\pi\\cdot 7^2-\\pi\\cdot 6^2 = 13\\pi", symbolic=False) is None
     assert via("so 1 + 5 + 25 + 125 = 156", "1 + 5 + 5^2 + 5^4 = 156", symbolic=False) is None
+
+
+def test_an_inequality_is_read_through_the_equalities_beside_it():
+    # MATH-500 algebra (the domain of log(x - 2)), a Rho-Math solution: "x-2 < 10^2 = 100"
+    assert via("so this implies $x-2 < 10^2 = 100$, hence", "x-2 < 100") == "relation"
+    assert via("so $100 = 10^2 > x - 2$", "x - 2 < 100") == "relation"  # flipped, the equality first
+    assert via("$4^2 = 16 < 20 < 25 = 5^2$", "16 < 25") is None  # two links of the relation: no claim read
+    assert via("$x - 2 \\le 10^2 = 100$", "x - 2 < 100") is None  # a weaker relation is not the node's
+    assert via("$x - 2 < 10^2$ and $y = 100$", "x - 2 < 100") is None  # another chain

@@ -11,7 +11,7 @@ from node_builder.gold_check import answers_of, flag_suspect_gold
 from node_builder.hygiene import digit_free, is_identity, is_part_of, malformed
 from node_builder.matcher import standalone_numbers
 from node_builder.miner import Cluster
-from node_builder.refine import RefineConfig, drop_reason, facts_of
+from node_builder.refine import RefineConfig, answer_reused, drop_reason, facts_of
 from node_builder.schema import Node, Problem, Trajectory
 
 AIME_I_8 = ("Eight circles of radius $34$ are sequentially tangent ... The inradius of triangle $ABC$ can be "
@@ -223,6 +223,48 @@ def test_computations_of_one_step_merge_and_other_steps_stay_apart():
     assert computed_value(Node("", "x = 8", "equation")) is None
 
 
+def test_a_proposal_merged_into_a_mined_computation_keeps_its_written_in_forms():
+    # GSM8K test/125: the reviewer proposed "12 + 3 = 15" (spoons before three were used) with the
+    # writings copied from the voices' solutions; the miner reads "12+3=15" in the reference alone,
+    # and the merged step must still find the other voice's "10 + 5 = 15"
+    p = _voices("Julia bought a package of spoons. Her husband gave her 5 more. She used 3 spoons and had 12 "
+                "left. How many spoons were in her package?", "10", {
+                    "reference": "The total number of spoons was 12+3=15 spoons. So her package held 15-5=10 spoons.",
+                    "B": "Her package had x spoons. With x = 10 she has 10 + 5 = 15 spoons, and 15 - 3 = 12."})
+    proposal = Node("", "12 + 3 = 15", "equation", ("12 + 3 = 15", "12+3=15", "10 + 5 = 15"))
+    [step] = [c for c in gather(p, None, [proposal]).candidates if "12+3=15" in c.node.forms]
+    assert "10 + 5 = 15" in step.node.forms and len(step.hits) == 2
+
+
+MONICA = ("Monica has 6 gifts to wrap for her family, 4 for her friends and 2 for her teachers. She has 144 "
+          "inches of ribbon and makes a bow for each gift. How many inches of ribbon can she use for each bow?")
+
+
+def test_a_step_that_only_shares_the_answers_value_is_no_answer():
+    # GSM8K test/390: 12 gifts, then 144 / 12 = 12 inches per bow. The answer is computed from a
+    # quantity of its own value, so the count of gifts is a step, not the answer in disguise
+    p = _voices(MONICA, "12", {
+        "reference": "She has 6 + 4 + 2 = 12 gifts. So each bow gets 144 / 12 = 12 inches.",
+        "B": "Total gifts: 6+4+2 = 12. Ribbon per gift: 144/12 = 12 inches."})
+    kept = {form for c in gather(p).candidates for form in c.node.forms}
+    assert "6+4+2 = 12" in kept  # (the miner's one cluster of both writings)
+    assert not kept & {"144 / 12 = 12", "144/12 = 12", "12"}  # the answer's own computation, its value
+    # one voice that reuses the value is no evidence: the count stays the answer in disguise
+    one = _voices(MONICA, "12", {"reference": "She has 6 + 4 + 2 = 12 gifts. So each bow gets 144 / 12 = 12 inches.",
+                                 "B": "Total gifts: 6+4+2 = 12, and she can use 12 inches for each."})
+    assert not any("6+4+2 = 12" in c.node.forms for c in gather(one).candidates)
+    # where the count is what is asked, it is the answer
+    asked_gifts = _voices("Monica has 6 gifts for her family, 4 for her friends and 2 for her teachers. How many "
+                          "gifts does she wrap?", "12", {"A": "6 + 4 + 2 = 12 gifts.", "B": "She wraps 6+4+2 = 12."})
+    assert not any("12" in c.node.text for c in gather(asked_gifts).candidates)
+    # MATH-500 number_theory/931: "84 \cdot 0 + 49 = 49" only writes the answer again (k = 0)
+    rosa = _voices("Rosa's age leaves remainder 1 when divided by 2, 3, 4 or 6 and is a multiple of 7. How old?",
+                   "49", {"A": "n = 84k + 49, and for k = 0: $84 \\cdot 0 + 49 = 49$. Check: $49 = 4 \\cdot 12 + 1$.",
+                          "B": "With k = 0 we get $84 \\times 0 + 49 = 49$, and $49 = 4 \\cdot 12 + 1$."})
+    assert not answer_reused(rosa, asked(rosa.problem, rosa.answer))
+    assert not any("49 = 4" in c.node.text for c in gather(rosa).candidates)
+
+
 # ------------------------------------------------------------------ voices: route, check, share
 def _voices(statement, answer, by_voice):
     return Problem("t/1", "t", statement, answer, trajectories=[
@@ -431,7 +473,7 @@ def test_a_record_of_weak_nodes_only_keeps_them():
 
 def test_a_name_set_to_a_symbolic_part_of_a_tuple_answer_is_the_answer():
     """MATH-500 precalculus/807: the answer is the polar point (3, pi/2); theta = pi/2 is a piece of it."""
-    from node_builder.refine import RefineConfig, drop_reason, facts_of
+    from node_builder.refine import RefineConfig, answer_reused, drop_reason, facts_of
     from node_builder.schema import Node, Problem
 
     p = Problem("t/807", "t", "Convert the point $(0,3)$ to polar coordinates $(r,\\theta)$.",
