@@ -6,7 +6,9 @@ key of :data:`DROP_REASONS`), or ``None``:
 1. **final_answer** (ANSWER) -- the answer in disguise (:mod:`node_builder.asked`: its exact value
    however written, its value in hours or dollars, the ``m/n`` of "find ``m+n``", the value before
    "mod 1000", an expression answer up to term order), and every equation with such a side
-   (``xy = 25``, ``21 + 49 = 70``): the answer is ``acc``'s business.
+   (``xy = 25``, ``21 + 49 = 70``): the answer is ``acc``'s business. Not a computation of the
+   answer's value from other numbers where two voices go on to compute the answer from that
+   value (:func:`answer_reused`: ``6 + 4 + 2 = 12`` gifts, then ``144 / 12 = 12`` inches).
 2. **answer_piece** (ANSWER) -- the components of a composite answer (the ``-2`` of ``(-2, 1)``,
    the numbers written in an expression answer), the letters the question combines into the
    answer (``m = 7`` of "find ``m+n``") and the values they take.
@@ -475,12 +477,6 @@ def answer_form_parts(candidates, q: Asked) -> set:
     return out
 
 
-def _gold_number(q: Asked) -> Fraction | None:
-    """The gold answer as one rational number, else None."""
-    gold = q.gold_value
-    return gold[0][1] if gold and len(gold) == 1 and gold[0][0] == 1 else None
-
-
 def _computation_numbers(side: str, gold: Fraction) -> list[Fraction] | None:
     """The numbers of a variable-free computation ``side`` (an operator, no name) whose exact value
     is ``gold``, else None."""
@@ -496,7 +492,7 @@ def _computation_numbers(side: str, gold: Fraction) -> list[Fraction] | None:
 def _computes_from_others(sides: list[str], q: Asked) -> bool:
     """``E = v`` with ``v`` the gold number and ``E`` a computation of it from other numbers
     (``6 + 4 + 2 = 12``), not from ``v`` itself (``144 / 12 = 12``)."""
-    gold = _gold_number(q)
+    gold = rational(q.gold_value)
     if gold is None or len(sides) != 2:
         return False
     for side, other in (sides, sides[::-1]):
@@ -522,8 +518,8 @@ def answer_reused(problem: Problem, q: Asked, voices_needed: int = 2) -> bool:
     >>> answer_reused(p, asked(p.problem, p.answer))
     True
     """
-    gold = _gold_number(q)
-    if gold is None:
+    gold = rational(q.gold_value)
+    if not gold:  # no number, or 0, which any product with 0 gives again
         return False
     voices = set()
     for trajectory in problem.correct_trajectories():
