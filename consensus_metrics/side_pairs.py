@@ -82,7 +82,7 @@ def _through_equalities(rels, p: int, rel: str, flipped: str | None) -> list[int
     (read from ``p`` to ``q``): exactly one link between them is ``rel`` (``flipped`` where ``q``
     comes first) and the others are ``=``, at most :data:`THROUGH_EQUALITIES` of them on each side
     of it. ``x - 2 < 10^2 = 100`` states ``x - 2 < 100``; ``a < b < c`` states no ``a < c`` here
-    (two links of the relation), nor does ``a < b \le c``.
+    (two links of the relation), nor does ``a < b \\le c``.
 
     >>> _through_equalities(("<", "="), 0, "<", ">"), _through_equalities(("=", "<", "="), 3, ">", "<")
     ([1, 2], [1, 0])
