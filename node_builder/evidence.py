@@ -164,10 +164,10 @@ def merge_computations(candidates: list[Candidate]) -> list[Candidate]:
             continue
         ranked = sorted(group, key=lambda c: (-len(c.mined_from), group.index(c)))
         ranked.sort(key=lambda c: bool(WORDY.search(c.node.text)))  # its text: a writing without words
-        forms = list(dict.fromkeys(c.node.text for c in ranked))[:MAX_COMPUTATION_FORMS]
-        # a proposal's forms are how the voices write it (copied by a reviewer): they stay its forms
-        forms += [form for c in ranked if c.cluster is None for form in c.node.forms]
-        forms = list(dict.fromkeys(forms))
+        mined = list(dict.fromkeys(c.node.text for c in ranked))[:MAX_COMPUTATION_FORMS]
+        # a proposal's forms are the writings a reviewer copied from the voices: they stay its forms
+        written = [form for c in ranked if c.cluster is None for form in c.node.forms]
+        forms = list(dict.fromkeys(mined + written))
         clusters = [c.cluster for c in ranked if c.cluster is not None]
         merged = None
         if clusters:

@@ -26,7 +26,8 @@ Passed through from the core: :func:`canonical_key` (clustering, number detectio
 :func:`relation_chains` / :func:`split_relation` (the miner's equation chains), ``tokenize_form``,
 ``commutative_key``, ``match_nodes`` (the scoring matcher: filter, finalize), ``form_anchors`` /
 ``text_may_contain`` (finalize's prefilter), ``surd_value`` / ``rational`` (exact values),
-``parse_value`` (numerals), the number-word tables ``CARDINAL_WORDS``, ``TENS_WORDS``, ``ORDINAL_WORDS``,
+``parse_value`` (numerals), ``key_value`` (a number token's value), the number-word tables
+``CARDINAL_WORDS``, ``TENS_WORDS``, ``ORDINAL_WORDS``,
 ``MULTIPLIER_WORDS`` (:mod:`node_builder.number_words`), ``exact_equivalent`` (two rational expressions equal at random
 rational points: the answer in another order), ``check_answer`` / ``Deadline`` / ``DEFAULT_THINK_FORMAT`` (the
 metric's ``acc`` and where a trajectory's answer is).
@@ -48,7 +49,8 @@ from consensus_metrics.answer import DEFAULT_THINK_FORMAT, check_answer
 from consensus_metrics.budget import Deadline
 from consensus_metrics.matching import match_nodes, match_nodes_ex
 from consensus_metrics.normalize import ID, NUM, OP, REL, canonical_key, tokenize, tokenize_form
-from consensus_metrics.numbers import CARDINAL_WORDS, MULTIPLIER_WORDS, ORDINAL_WORDS, TENS_WORDS, parse_value
+from consensus_metrics.numbers import (CARDINAL_WORDS, MULTIPLIER_WORDS, ORDINAL_WORDS, TENS_WORDS, key_value,
+                                       parse_value)
 from consensus_metrics.relations import commutative_key, relation_chains, split_relation
 from consensus_metrics.surds import rational, surd_value
 from consensus_metrics.symbolic import exact_equivalent, values_at_points
@@ -163,6 +165,6 @@ def _listed(toks, i: int) -> bool:
 
 
 __all__ = ["CARDINAL_WORDS", "DEFAULT_THINK_FORMAT", "Deadline", "ID", "MatchBudgetExceeded", "canonical_key", "check_answer",
-           "commutative_key", "covered", "exact_equivalent", "form_anchors", "MULTIPLIER_WORDS", "ORDINAL_WORDS", "TENS_WORDS", "match_nodes", "number_of", "numbers_in", "order_free_key",
+           "commutative_key", "covered", "exact_equivalent", "form_anchors", "key_value", "MULTIPLIER_WORDS", "ORDINAL_WORDS", "TENS_WORDS", "match_nodes", "number_of", "numbers_in", "order_free_key",
            "parse_value", "rational", "relation_chains", "split_relation", "standalone_numbers", "surd_value",
            "text_may_contain", "tokenize_form", "values_at_points"]

@@ -8,7 +8,8 @@ key of :data:`DROP_REASONS`), or ``None``:
    "mod 1000", an expression answer up to term order), and every equation with such a side
    (``xy = 25``, ``21 + 49 = 70``): the answer is ``acc``'s business. Not a computation of the
    answer's value from other numbers where two voices go on to compute the answer from that
-   value (:func:`answer_reused`: ``6 + 4 + 2 = 12`` gifts, then ``144 / 12 = 12`` inches).
+   value (:func:`answer_reused`: ``6 + 4 + 2 = 12`` gifts, then ``144 / 12 = 12`` inches; the one
+   rule here that reads the correct solutions, asked only where a candidate could use it).
 2. **answer_piece** (ANSWER) -- the components of a composite answer (the ``-2`` of ``(-2, 1)``,
    the numbers written in an expression answer), the letters the question combines into the
    answer (``m = 7`` of "find ``m+n``") and the values they take.
@@ -55,8 +56,8 @@ from fractions import Fraction
 
 from node_builder.asked import Asked, asked, is_answer_form, template_parts
 from node_builder.hygiene import digit_free, is_identity, malformed, symbols_of
-from node_builder.matcher import (ID, NUM, OP, canonical_key, covered, exact_equivalent, number_of, numbers_in, rational,
-                                  relation_chains, split_relation, surd_value, tokenize_form)
+from node_builder.matcher import (ID, NUM, OP, canonical_key, covered, exact_equivalent, key_value, number_of,
+                                  numbers_in, rational, relation_chains, split_relation, surd_value, tokenize_form)
 from node_builder.number_words import number_words
 from node_builder.schema import Node, Problem
 
@@ -345,7 +346,7 @@ def drop_reason(node: Node, cluster, facts: Facts, pieces: set) -> str | None:
             return "fragment"
     sides = _sides(node.text) if node.kind == "equation" else []
     if sides and (any(is_answer_form(side, q) for side in sides) or solves_to_answer(sides, q)):
-        if not (facts.answer_reused and _computes_from_others(sides, q)):
+        if not (facts.answer_reused and computes_from_others(sides, q)):
             return "final_answer"
     if len(sides) == 2 and any(number_of(side) in pieces for side in sides if number_of(side) is not None):
         return "answer_piece"  # 2^8 = 256, the n of m/n
@@ -411,8 +412,7 @@ def _own_condition(node: Node) -> bool:
     if len(sides) != 2:
         return False
     for side in sides:
-        exact = _exact(side)
-        value = rational(exact) if exact is not None else None
+        value = rational(_exact(side))
         if value is not None and value not in _FORMULA_SIDE_VALUES:
             return True
     if any(_is_bare_name(side) for side in sides):
@@ -477,19 +477,16 @@ def answer_form_parts(candidates, q: Asked) -> set:
     return out
 
 
-def _computation_numbers(side: str, gold: Fraction) -> list[Fraction] | None:
+def _computation_numbers(side: str, gold: Fraction) -> list[Fraction | None] | None:
     """The numbers of a variable-free computation ``side`` (an operator, no name) whose exact value
-    is ``gold``, else None."""
+    is ``gold`` (``None`` for a numeral too long to read), else None."""
     keys, kinds = tokenize_form(side)
     if not keys or ID in kinds or OP not in kinds or rational(surd_value(keys, kinds)) != gold:
         return None
-    try:
-        return [Fraction(k[1:]) for k, kind in zip(keys, kinds) if kind == NUM]
-    except (ValueError, ZeroDivisionError):
-        return None
+    return [key_value(k) for k, kind in zip(keys, kinds) if kind == NUM]
 
 
-def _computes_from_others(sides: list[str], q: Asked) -> bool:
+def computes_from_others(sides: list[str], q: Asked) -> bool:
     """``E = v`` with ``v`` the gold number and ``E`` a computation of it from other numbers
     (``6 + 4 + 2 = 12``), not from ``v`` itself (``144 / 12 = 12``)."""
     gold = rational(q.gold_value)
@@ -550,7 +547,7 @@ def _reuses(left: str, right: str, gold: Fraction) -> bool:
 def drop_candidates(problem: Problem, candidates: list, config: RefineConfig, stats: dict) -> list:
     """The candidates no rule drops (each drop counted in ``stats`` under its reason)."""
     facts = facts_of(problem, config)
-    if any(_computes_from_others(_sides(c.node.text), facts.asked) for c in candidates if c.node.kind == "equation"):
+    if any(computes_from_others(_sides(c.node.text), facts.asked) for c in candidates if c.node.kind == "equation"):
         facts = replace(facts, answer_reused=answer_reused(problem, facts.asked))
     named = _named_numbers(candidates)
     pieces = {x for letter in facts.part_letters for x in named.get(letter, ())}

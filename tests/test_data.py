@@ -120,7 +120,7 @@ def test_no_node_is_malformed_or_the_answer_in_disguise():
     = 12`` inches), and never the answer's own computation from itself."""
     from node_builder.asked import asked, is_answer_form
     from node_builder.hygiene import malformed
-    from node_builder.refine import _computes_from_others
+    from node_builder.refine import computes_from_others
 
     shares_value = []
     for name in (*TEST_SETS, "aime25"):
@@ -130,7 +130,7 @@ def test_no_node_is_malformed_or_the_answer_in_disguise():
                 assert malformed(node["text"]) is None, (r["id"], node["text"])
                 sides = node["text"].split("=") if node["kind"] == "equation" else [node["text"]]
                 if any(is_answer_form(side, q) for side in sides):
-                    assert len(sides) == 2 and _computes_from_others([s.strip() for s in sides], q), \
+                    assert len(sides) == 2 and computes_from_others([s.strip() for s in sides], q), \
                         (r["id"], node["text"])
                     shares_value.append(r["id"])
     assert len(shares_value) <= 10, shares_value  # a rare coincidence, not a way around the rule
