@@ -29,6 +29,8 @@ there, in any form) or NO (another quantity with the same numbers, a coincidence
         --out benchmarks/match_audit/gsm8k_sheet.jsonl
     python benchmarks/match_misses.py credits --raw RAW --benchmark aime24 --n 40 --seed 4287 \
         --out benchmarks/match_audit/aime24_credits.jsonl
+    python benchmarks/match_misses.py credits --raw RAW --benchmark math500 --n 40 --seed 4300 --via division \
+        --out benchmarks/match_audit/division_credits.jsonl   # the credits of one rule
     python benchmarks/match_misses.py report   # benchmarks/match_audit/{B}_sheet.jsonl + {B}_verdicts.jsonl
 """
 
@@ -86,11 +88,12 @@ def line_of(text: str, start: int, end: int) -> str:
     return text[lo:hi]
 
 
-def credits(benchmark: str, raw: Path, n: int, seed: int) -> list[dict]:
+def credits(benchmark: str, raw: Path, n: int, seed: int, via: str | None = None) -> list[dict]:
     """``n`` credits drawn at random: half in model solutions whose answer is right, half in wrong
     ones (each half as many as exist). Solutions are visited in a seeded random order and each
     gives at most one credit (one of its covered nodes, chosen with the same generator), so no
-    solution or problem dominates; the reference solutions, which the nodes come from, are left out."""
+    solution or problem dominates; the reference solutions, which the nodes come from, are left out.
+    With ``via``, only credits of that rule (``NodeMatch.via``: ``words``, ``division``...)."""
     records = {r["id"]: r for r in map(json.loads, open(DATA / f"{benchmark}.jsonl", encoding="utf-8"))}
     pool = [(p, t) for p in load_problems(benchmark, raw, None) if records[p.id]["nodes"]
             for t in p.trajectories if t.voice != "reference" and t.correct is not None]
@@ -102,7 +105,7 @@ def credits(benchmark: str, raw: Path, n: int, seed: int) -> list[dict]:
         if not want[bool(t.correct)]:
             continue
         nodes = records[problem.id]["nodes"]
-        hits = [m for m in match_nodes(t.text, nodes, budget_s=10.0) if m.covered]
+        hits = [m for m in match_nodes(t.text, nodes, budget_s=10.0) if m.covered and via in (None, m.via)]
         if not hits:
             continue
         m = rng.choice(hits)
@@ -196,13 +199,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=4280)
     parser.add_argument("--out", type=Path)
     parser.add_argument("--dir", type=Path, default=AUDIT_DIR, help="report: the sheets and verdicts")
+    parser.add_argument("--via", help="credits: only those of this rule (words, division, chain...)")
     args = parser.parse_args(argv)
     if args.command == "report":
         return report(args.dir)
     if not (args.raw and args.benchmark and args.out):
         parser.error(f"{args.command} needs --raw, --benchmark and --out")
     if args.command == "credits":
-        rows = credits(args.benchmark, args.raw, args.n, args.seed)
+        rows = credits(args.benchmark, args.raw, args.n, args.seed, args.via)
         write_sheet(rows, args.out)
         print(f"{len(rows)} credits drawn (seed {args.seed}) -> {args.out}")
         return 0

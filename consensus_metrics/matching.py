@@ -36,6 +36,7 @@ from . import sandbox
 from .budget import BudgetExceeded, Deadline, check_budget
 from .anchors import text_may_contain
 from .chaining import ChainFollower
+from .divisions import first_statement, need_of
 from .nodes import Node, coerce_nodes
 from .normalize import ID, plain_str
 from .numbers import exact_decimal
@@ -55,7 +56,7 @@ class NodeMatch(NamedTuple):
     start: int | None = None
     end: int | None = None
     form: str | None = None
-    via: str | None = None  # "tokens", "relation", "commutative", "chain", "words" or "symbolic"
+    via: str | None = None  # "tokens", "relation", "commutative", "chain", "words", "division" or "symbolic"
 
 
 
@@ -282,6 +283,8 @@ def match_text(text: str, nodes: list[Node], deadline: Deadline, symbolic=None, 
 
     scan(None, set(open_nodes))
     follow_chains(text, nodes, flat, open_nodes, indexes, results, deadline, planner.known)
+    if open_nodes:
+        settle_divisions(text, nodes, flat, open_nodes, results)
     if before_symbolic is not None:
         before_symbolic()
     if symbolic is not None:
@@ -342,6 +345,23 @@ def follow_chains(text: str, nodes: list[Node], flat, open_nodes: set, indexes: 
                 break
         if best is not None:
             results[n] = _as_match(nodes[n], best)
+            open_nodes.discard(n)
+
+
+def settle_divisions(text: str, nodes: list[Node], flat, open_nodes: set, results: list) -> None:
+    """The identity, floor and residue nodes the rules before left open, settled by a division
+    with remainder the text tells as such (:mod:`consensus_metrics.divisions`: ``166 \\div 6 = 27
+    \\text{ remainder } 4`` states ``166 = 6 \\cdot 27 + 4``). The text is read only where an
+    open node is such a division."""
+    asks: dict[int, list[str]] = {}
+    for n, form in flat:
+        if n in open_nodes and need_of(form) is not None:
+            asks.setdefault(n, []).append(form)
+    found: list = []
+    for n, forms in asks.items():
+        hit = first_statement(text, forms, found)
+        if hit is not None:
+            results[n] = _as_match(nodes[n], ((hit[0], hit[1], "division"), hit[2]))
             open_nodes.discard(n)
 
 

@@ -290,6 +290,9 @@ def proposed_nodes(verdicts: Verdicts | None, problem, config=None) -> list:
         if node is None:
             continue
         written = verdicts.forms.get(text, ())
+        if computation_chain(text):  # its links are its forms (written in by the reviewer, as it were)
+            node = replace(node, kind="equation")
+            written = (text, *written)
         if written:
             extra = [form for f in written for link in chain_links(f)
                      for form in form_of(node, link, verdicts, problem, config)]
@@ -315,6 +318,45 @@ def chain_links(form: str) -> list[str]:
     if len(sides) < 3 or not all(sides) or _OTHER_RELATION.search(form):
         return [form]
     return [f"{side} = {sides[-1]}" for side in sides[:-1] if side != sides[-1]]
+
+
+def computation_chain(text: str) -> bool:
+    r"""Whether a proposal is a computation written as a chain: three sides or more joined by
+    ``=`` only (at the top level: not inside braces or brackets), the last a number, every
+    other side math with an operator or a function (not a bare symbol or number), and no list
+    (a top-level comma, ``;`` or ``\quad``). Such a proposal states the result on its last side
+    in each of its links (:func:`chain_links`), so a solution that writes one link -- the
+    quantity equal to its value, or the computation of it -- states it: ``h = \sqrt{5^2 - 3^2}
+    = 4`` by ``h = 4`` or ``\sqrt{5^2 - 3^2} = 4``. A chain of symbols (``a = b = c``, ``AB =
+    AC = 8``) says more than any one link and stays whole.
+
+    >>> computation_chain("(7-1)! = 6! = 720"), computation_chain("AB = AC = 8"), computation_chain("x = 7")
+    (True, False, False)
+    >>> computation_chain("441 = 21^2,\\ 361 = 19^2"), computation_chain("\\sum_{i=1}^{n} i = \\frac{n(n+1)}{2}")
+    (False, False)
+    """
+    from node_builder.matcher import number_of
+
+    if _OTHER_RELATION.search(text) or re.search(r"\\quad|;", text):
+        return False
+    sides, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        depth += ch in "({[" and 1 or ch in ")}]" and -1 or 0
+        if depth == 0 and ch == ",":
+            return False
+        if depth == 0 and ch == "=":
+            sides.append(text[start:i].strip())
+            start = i + 1
+    sides.append(text[start:].strip())
+    if len(sides) < 3 or not all(sides) or number_of(sides[-1]) is None:
+        return False
+    return all(_COMPUTES.search(side) and not _BARE.fullmatch(side) for side in sides[1:-1])
+
+
+#: Math that computes: an operator, a power, a factorial or a command (``\frac``, ``\sqrt``).
+_COMPUTES = re.compile(r"[-+*/^!]|\\[A-Za-z]+|\d\s*\(")
+#: A bare symbol or number (with a sign): no computation.
+_BARE = re.compile(r"-?\s*(?:[A-Za-z]|\d+(?:\.\d+)?)")
 
 
 _OTHER_RELATION = re.compile(r"[<>]|\\(?:le|ge|leq|geq|neq|ne|equiv|approx|lt|gt)(?![A-Za-z])")

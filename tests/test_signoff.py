@@ -438,6 +438,31 @@ def test_with_one_solver_the_proposal_its_solutions_share_is_the_candidate():
     assert alone.nodes == [] and alone.stats["below_support"] == 1
 
 
+def test_a_proposal_written_as_a_chain_is_stated_by_each_of_its_links():
+    """MATH-500 number_theory/46: the reviewer wrote ``58_9 = 5 \\cdot 9 + 8 = 53`` (a chain); the
+    voices write ``58_9 = 53`` or the computation ``(5 \\times 9^1) + (8 \\times 9^0) = 53``, never
+    the chain. As a chain of computation its links are its forms (kind ``equation``), so those
+    voices state it; a link the verdicts judge on their own keeps its word, and a chain of
+    symbols (``AB = AC = 8``) or a list stays whole."""
+    from node_builder.signoff import computation_chain
+
+    chain = "58_9 = 5 \\cdot 9 + 8 = 53"
+    texts = {"A": "Convert: $58_9 = (5 \\times 9^1) + (8 \\times 9^0) = 45 + 8 = 53$, and $18_9 = 17$.",
+             "B": "So \\(58_9 = 53_{10}\\) and \\(18_9 = 17_{10}\\). Then $53 - 17 = 36$, which is $40_9$.",
+             "C": "We have $5 \\cdot 9 + 8 = 53$ and $1 \\cdot 9 + 8 = 17$; the difference is $\\boxed{40_9}$."}
+    problem = Problem("t/46", "t", "Compute $58_9 - 18_9.$ Express your answer in base $9.$", "40_9",
+                      trajectories=[Trajectory(t, f"model:{v}", True, voice=v) for v, t in texts.items()])
+    verdicts = Verdicts({chain: "GOOD"}, (chain,))
+    node, = proposed_nodes(verdicts, problem)
+    assert node.kind == "equation" and {"58_9 = 53", "5 \\cdot 9 + 8 = 53"} <= set(node.forms)
+    chosen = select(gather(problem, None, [node]), ConsensusRule(), signed=verdicts.labels)
+    assert [(n.text, n.support) for n in chosen.nodes] == [(chain, 1.0)]
+    judged = Verdicts({chain: "GOOD", "58_9 = 53": "ROUTE"}, (chain,))  # that link keeps its word
+    assert "58_9 = 53" not in proposed_nodes(judged, problem)[0].forms
+    assert not computation_chain("AB = AC = 8") and not computation_chain("441 = 21^2,\\ 361 = 19^2")
+    assert proposed_nodes(Verdicts({"AB = AC = 8": "GOOD"}, ("AB = AC = 8",)), problem)[0].kind == "expression"
+
+
 @pytest.mark.parametrize("row, message", [
     ({"id": "t/1", "text": "7", "label": "GOOD", "forms": ["7"]}, "v.jsonl:2: 'forms' belong to a proposed key result"),
     ({"id": "t/1", "text": "7", "label": "GOOD", "proposed": True, "forms": "7"}, "v.jsonl:2: 'forms' belong"),
