@@ -60,9 +60,11 @@ class Need(NamedTuple):
     identity: bool = False
 
 
-# Math delimiters and spacing commands a statement may be wrapped in: blanked out (same length,
-# so offsets hold) before the statement patterns read the text.
-_WRAPPERS = re.compile(r"\\text\{|\\mbox\{|\\textrm\{|\\mathrm\{|\\[()\[\]]|\\[,;:! ]|\\quad|[$*{}~]")
+# Math delimiters and spacing commands a statement may be wrapped in, and a number's subscript or
+# exponent (``555_{10}``, ``2^{10}``: no number of its own): blanked out (same length, so offsets
+# hold) before the statement patterns read the text.
+_WRAPPERS = re.compile(r"[_^](?:\{[^{}]{0,20}\}|\w)|\\text\{|\\mbox\{|\\textrm\{|\\mathrm\{|\\[()\[\]]|\\[,;:! ]|"
+                       r"\\quad|[$*{}~]")
 _NUM = r"(\d{1,3}(?:,\d{3})+|\d+)(?![\d.]\d)"
 _DIV = r"(?:\\div|÷|/|divided\s+by)"
 _SAYS = r"(?:=|is|equals|gives(?:\s+us)?|yields)"
@@ -86,6 +88,20 @@ def _int(text: str) -> int:
     return int(text.replace(",", ""))
 
 
+def told(text: str) -> list[Division]:
+    """Every division with its quotient and remainder ``text`` tells (``a ÷ b = q remainder r``),
+    true or not, in text order: the step locator convicts a false one (``9999 \\div 1331 = 7
+    \\text{ remainder } 762``: 1331 · 7 + 762 is 10079).
+
+    >>> [(d.a, d.b, d.q, d.r) for d in told("so $555_{10} \\\\div 125 = 4$ R $55$ and 9999 ÷ 1331 = 7 remainder 762")]
+    [(555, 125, 4, 55), (9999, 1331, 7, 762)]
+    """
+    if not isinstance(text, str):
+        return []
+    flat = _WRAPPERS.sub(lambda m: " " * len(m[0]), text[:MAX_TEXT])
+    return [Division(*(_int(m[i]) for i in range(1, 5)), m.start(), m.end()) for m in _QUOTIENT.finditer(flat)]
+
+
 def statements(text: str) -> list[Division]:
     """The true divisions with remainder ``text`` states, in text order (module doc).
 
@@ -95,12 +111,8 @@ def statements(text: str) -> list[Division]:
     """
     if not isinstance(text, str):
         return []
+    found = [d for d in told(text) if 0 <= d.r < d.b and d.a == d.b * d.q + d.r]
     flat = _WRAPPERS.sub(lambda m: " " * len(m[0]), text[:MAX_TEXT])
-    found = []
-    for m in _QUOTIENT.finditer(flat):
-        a, b, q, r = (_int(m[i]) for i in range(1, 5))
-        if 0 <= r < b and a == b * q + r:
-            found.append(Division(a, b, q, r, m.start(), m.end()))
     for pattern, (ia, ib, ir) in _REMAINDER_ONLY:
         for m in pattern.finditer(flat):
             a, b, r = _int(m[ia]), _int(m[ib]), _int(m[ir])

@@ -46,6 +46,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from .budget import NO_DEADLINE, Deadline
+from .divisions import told
 from .numbers import key_value
 from .normalize import CLOSE, FUNC, ID, MISC, NUM, OP, OPEN, SEGMENT_CACHE_CHARS, WORD, Tokens, tokenize
 from .relations import build_chains, commutative_key
@@ -328,10 +329,27 @@ def _read(text: str, toks: Tokens, deadline: Deadline) -> StepFacts:
     if claims:
         claims = _mark_suppositions(text, claims)
         computations.extend(_inconsistent(text, claims))
+    computations.extend(_false_divisions(text))
     if equations:
         equations = [e for e in _mark_suppositions(text, equations) if not (e.hypothetical or lenient)]
     return StepFacts(tuple(computations), tuple(claims), frozenset(numbers), frozenset(results), frozenset(stated),
                      frozenset(percents), frozenset(pinned), tuple(equations), frozenset(nonlinear))
+
+
+def _false_divisions(text: str) -> list[Computation]:
+    r"""A division told with its quotient and remainder that does not hold (``9999 \div 1331 = 7
+    \text{ remainder } 762``: 1331 · 7 + 762 is 10079; :func:`consensus_metrics.divisions.told`),
+    a false computation even in a step that computes modulo n. A remainder not below the divisor
+    with the sum right (``17 \div 5 = 2 R 7``) is a division not carried through, left alone.
+
+    >>> [(c.left, c.right, c.witness) for c in _false_divisions("so 2250 ÷ 360 = 6 remainder 270, and 166 ÷ 6 = 27 R 4")]
+    [('2250 ÷ 360', '6 remainder 270', '360 · 6 + 270 is 2430')]
+    """
+    if "remainder" not in text and " R" not in text and " r" not in text:
+        return []
+    return [Computation(f"{d.a} ÷ {d.b}", f"{d.q} remainder {d.r}", False, d.start, d.end, None, frozenset(), None,
+                        f"{d.b} · {d.q} + {d.r} is {d.b * d.q + d.r}")
+            for d in told(text) if d.a != d.b * d.q + d.r]
 
 
 def _tests_a_candidate(values: list, bare: list, rels) -> bool:

@@ -112,6 +112,29 @@ def test_false_computation_found_in_real_steps():
     assert loc.step == 1 and "= 2\\sqrt{27} is false" in loc.reason  # surds (PRMBench prm_test_p1_3)
 
 
+SKATER = [  # PRMBench prm_test_p2_2475 (domain_inconsistency), steps 1-4 of 9; labelled wrong from step 3
+    "To solve this problem, I need to figure out how many full rotations the skater makes and what fraction of "
+    "a rotation she makes on her last spin.",
+    "A full rotation is 360 degrees, so I can divide 2250 by 360 to find out how many full rotations she makes.",
+    "2250 divided by 360 is 6 with a remainder of 270.",
+    "That means she makes 6 full rotations and then spins another 270 degrees on her last spin.",
+]
+
+
+def test_a_false_division_with_remainder_is_a_false_computation():
+    """A division told with its quotient and remainder is a computation the locator checks
+    (consensus_metrics.divisions.told); a true one, or a modular step around it, convicts nothing."""
+    loc = locate_first_error(SKATER, [])
+    assert (loc.step, loc.kind) == (2, "false_computation")
+    assert "2250 ÷ 360 = 6 remainder 270 is false (360 · 6 + 270 is 2430)" in loc.reason
+    for true in ("2250 divided by 360 is 6 with a remainder of 90.",  # gpt-4, MATH-500 prealgebra/105
+                 "\\[166 \\div 6 = 27 \\text{ remainder } 4\\]",  # Qwen2.5-14B-Instruct, number_theory/368
+                 "$629 \\div 7 = 89$ remainder $6$, so $629 \\equiv 6 \\pmod{7}$.",
+                 "For a 28-day February, dividing by 3 gives us $28 \\div 3 = 9$ with a remainder."):
+        assert not step_facts(true).false_computations, true
+    assert step_facts("so 166 ÷ 6 = 27 with a remainder of 5, hence 166 \\equiv 5 \\pmod 6").false_computations
+
+
 def test_true_rounded_and_non_computations_are_not_false():
     assert not step_facts(PUPPY_STEP).false_computations  # 5.27 rounds 580/110
     assert [c.holds for c in step_facts(PUPPY_STEP).computations] == [True]
