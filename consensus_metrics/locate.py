@@ -16,9 +16,9 @@ convicts, or none:
    a function (``f(4) = f(3) + 5``); and a quantity a step computes once and then writes with
    another bare value (``a_6 = -25 + 5 \times 75``, then ``a_6 = 525``); and a division told with
    its quotient and remainder that does not hold (``2250 divided by 360 is 6 with a remainder of
-   270``: :func:`consensus_metrics.divisions.told`), even in a step that computes modulo n. With the answer not
-   known to be right, also a linear equation in one variable whose root differs from that of
-   the equation in the same variable one step before (``3x + 2x = 30``, then ``5x + 1 = 30``: it
+   270``: :func:`consensus_metrics.divisions.told`), even in a step that computes modulo n. With
+   the answer not known to be right, also a linear equation in one variable whose root differs
+   from that of the equation in the same variable one step before (``3x + 2x = 30``, then ``5x + 1 = 30``: it
    does not follow); a pair where either equation gives the variable a value (``y = 0``, then
    ``y = 1``: cases; ``x = 1``, then ``5x - 1 = -x - 3``: the letter used anew), a variable a
    quadratic pins or a step gives two roots, and a side cut short by ``...`` are left alone.
@@ -307,10 +307,10 @@ def _locate(text: str, steps: list[Step], nodes: tuple, answer_correct, problem:
     if not n:
         return Location(None, None, "no step: the solution is empty")
     facts = []
-    need_values = answer_correct is False  # signal 3 reads every step's numbers; 1 and 2 need an "="
-    for step in steps:            # (or a division told with its remainder)
+    need_values = answer_correct is False  # signal 3 reads every step's numbers; 1 and 2 a computation
+    for step in steps:
         deadline.check()
-        computes = "=" in step.body or "remainder" in step.body
+        computes = "=" in step.body or "remainder" in step.body  # a relation, or a division told in words
         facts.append(step_facts(step.body, deadline) if need_values or computes else EMPTY)
     timed_out = False
     if matches is None and nodes:

@@ -341,10 +341,13 @@ def computation_chain(text: str) -> bool:
         return False
     sides, depth, start = [], 0, 0
     for i, ch in enumerate(text):
-        depth += ch in "({[" and 1 or ch in ")}]" and -1 or 0
-        if depth == 0 and ch == ",":
-            return False
-        if depth == 0 and ch == "=":
+        if ch in "({[":
+            depth += 1
+        elif ch in ")}]":
+            depth -= 1
+        elif depth == 0 and ch == ",":
+            return False  # a list
+        elif depth == 0 and ch == "=":
             sides.append(text[start:i].strip())
             start = i + 1
     sides.append(text[start:].strip())
