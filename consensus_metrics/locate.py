@@ -31,7 +31,7 @@ convicts, or none:
 3. **leaves the path** -- only when the final answer is known to be wrong (``answer_correct``
    false): the solution reached nodes up to some step (the *trace*), then went elsewhere. The
    step is the first that states a *new value*: a number that is on no node (no node's value,
-   nor a part of a node's first form: ``20 + (80/2) = 60`` holds 20, 40 and 60; nor the gold
+   nor a part of a node's first form: ``20 + (80/2) = 60`` holds 20, 40 and 60, ``(4, 6, 2)`` 4, 6 and 2; nor the gold
    answer, :func:`path_values`; nor a value of the record's ``computations``, the arithmetic
    steps two voices' correct solutions write, parts included: :func:`computation_values`), not
    in the problem (numbers, number words and fractions in words, their reciprocals and
@@ -400,12 +400,14 @@ def wrong_answer_summary(texts, nodes_list, problems=None, budget_s: float | Non
 @lru_cache(maxsize=4096)
 def path_values(nodes: tuple, gold: str = "") -> frozenset:
     """The values on the consensus path (module doc, signal 3): every value a node states, the
-    values of its parts (each bracket group and each term of a side: node ``20 + (80/2) = 60``
-    gives 60, 20 and 40), and the gold answer's value (``gold``, when it has one).
+    values of its parts (each bracket group, each member of a tuple and each term of a side: node
+    ``20 + (80/2) = 60`` gives 60, 20 and 40), and the gold answer's value (``gold``, when it has one).
 
     >>> from consensus_metrics.nodes import coerce_nodes
     >>> sorted(str(rational(v)) for v in path_values(tuple(coerce_nodes(["20 + (80/2) = 60"])), "75"))
     ['20', '40', '60', '75']
+    >>> sorted(int(rational(v)) for v in path_values(tuple(coerce_nodes(["(4,5,1) - (0,-1,-1) = (4,6,2)"]))))
+    [-1, 0, 1, 2, 4, 5, 6]
     """
     out = set(node_facts(nodes).values)
     for node in nodes:
@@ -464,9 +466,9 @@ def computation_values(computations: tuple[str, ...]) -> frozenset:
 
 
 def _part_values(keys, kinds) -> set:
-    """Values of the parts of a node form: its sides, their bracket groups, and the terms (split at
-    a ``+``/``-`` outside brackets) of each side and group. Forms over :data:`MAX_PART_TOKENS`
-    tokens give none."""
+    """Values of the parts of a node form: its sides, their bracket groups, the members of a
+    tuple or list (split at a comma outside brackets) and the terms (split at a ``+``/``-``
+    outside brackets) of each. Forms over :data:`MAX_PART_TOKENS` tokens give none."""
     if len(keys) > MAX_PART_TOKENS:
         return set()
     spans, stack, lo = [], [], 0
@@ -480,6 +482,16 @@ def _part_values(keys, kinds) -> set:
             lo = i + 1
     spans.append((lo, len(keys)))
     out = set()
+    for a, b in list(spans):
+        depth, start = 0, a
+        for i in range(a, b + 1):  # the members of a tuple or list: (4, 6, 2) gives 4, 6 and 2
+            if i < b and kinds[i] == OPEN:
+                depth += 1
+            elif i < b and kinds[i] == CLOSE:
+                depth -= 1
+            elif (i == b and start > a) or (i < b and not depth and keys[i] == ","):
+                spans.append((start, i))
+                start = i + 1
     for a, b in spans:
         out.add(side_value(keys[a:b], kinds[a:b]))
         depth, term = 0, a
@@ -581,12 +593,18 @@ def _broken_equations(facts: list[StepFacts]) -> list[tuple]:
     return out
 
 
+def _negated(value: tuple) -> tuple:
+    """``-value`` (a value as :mod:`consensus_metrics.surds` writes it: ``(radicand, coefficient)`` terms)."""
+    return tuple((radicand, -coefficient) for radicand, coefficient in value)
+
+
 def _leaves_path(facts: list[StepFacts], reached: list[list[str]], node_values: frozenset, given: frozenset,
                  has_nodes: bool, n: int) -> tuple | None:
     """Signal 3 (module doc) for a wrong final answer."""
     node_steps = [i for i in range(n) if reached[i]]
     last = node_steps[-1] if node_steps else -1
     upto = set().union(*(f.stated for f in facts[:last + 1])) if last >= 0 else set()
+    node_values = node_values | {_negated(v) for v in node_values}  # a step's numerals are read unsigned
     dense = not upto or sum(1 for v in upto if v in node_values or v in given) >= DENSE_SHARE * len(upto)
     seen = set(node_values)
     for i, f in enumerate(facts):

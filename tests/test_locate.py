@@ -420,6 +420,30 @@ def test_parts_of_nodes_are_on_the_path():
     assert (loc.step, loc.kind) == (2, "leaves_path") and loc.reason.startswith("step 3 states 5")
 
 
+PLANE_NODES = ["(-4,4,4) - (0,-1,-1) = (-4,5,5)", "(4,5,1) - (0,-1,-1) = (4,6,2)", "n = (-20, 28, -44)"]
+PLANE = [  # independent_step_labels.jsonl:122 (Sky-T1-32B-short, MATH-500 precalculus/659), its first three steps
+    "To find the equation of the plane containing the points $(0,-1,-1),$ $(-4,4,4),$ and $(4,5,1),$ we first "
+    "determine two vectors lying on the plane by subtracting the coordinates of the points.",
+    "- For $\\overrightarrow{AB},$ we subtract the coordinates of $A$ from $B$:\n"
+    "\\[\\overrightarrow{AB} = B - A = (-4 - 0, 4 - (-1), 4 - (-1)) = (-4, 5, 5).\\]",
+    "- For $\\overrightarrow{AC},$ we subtract the coordinates of $A$ from $C$:\n"
+    "\\[\\overrightarrow{AC} = C - A = (4 - 0, 5 - (-1), 1 - (-1)) = (4, 6, 2).\\]",
+    "So the normal vector is $(-20, 17, -44)$.",
+]
+
+
+def test_members_of_a_node_tuple_and_negative_node_values_are_on_the_path():
+    """A vector node's members are values on the path (``(4, 6, 2)`` gives 2: it was the new value
+    of step 3 above), and a node's negative value is its numeral read unsigned, as a step's
+    numerals are (``x = -5`` then states 5, no new value)."""
+    loc = locate_first_error(PLANE, PLANE_NODES, answer_correct=False)
+    assert loc.step == 3 and loc.reason.startswith("step 4 states 17")
+    nodes = ["a = 2", "b = 3", "c = 4", "x = -5", "y = 6"]  # dense: every value up to the last node is on one
+    steps = ["We find $a = 2$, $b = 3$ and $c = 4$.", "So $x = -5$.", "Then $y = 6$.", "Finally $z = 9$."]
+    loc = locate_first_error(steps, nodes, answer_correct=False)
+    assert loc.step == 3 and loc.reason.startswith("step 4 states 9")
+
+
 def test_gold_answer_is_on_the_path():
     loc = locate_first_error(TRAINS, ["460"], answer_correct=False, problem=TRAINS_PROBLEM, gold="230")
     assert (loc.step, loc.kind) == (1, "leaves_path") and loc.reason.startswith("step 2 states 115")
