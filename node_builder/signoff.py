@@ -308,16 +308,54 @@ MAX_NODE_FORMS = 16
 def chain_links(form: str) -> list[str]:
     r"""A written-in form as the equations it asserts: a chain ``a = b = c`` (copied as a solution
     writes it) is each earlier side equal to the last, the result it ends in; any other text
-    (one ``=``, or a chain with another relation in it) is itself; alignment marks ``&`` go.
+    (one ``=``, or a chain with another relation in it) is itself; alignment marks ``&`` go, and
+    a form that runs on through an implication (``h^2 + 9 = 25 \Rightarrow h^2 = 16 \Rightarrow h
+    = 4``) is each of its statements in turn.
 
     >>> chain_links("\\sqrt{81^2 + 108^2} = \\sqrt{18225} = 135")
     ['\\sqrt{81^2 + 108^2} = 135', '\\sqrt{18225} = 135']
+    >>> chain_links("h^2 + 3^2 = 5^2 => h^2 + 9 = 25 => h^2 = 16 => h = 4")
+    ['h^2 + 3^2 = 5^2', 'h^2 + 9 = 25', 'h^2 = 16', 'h = 4']
     """
     form = " ".join(form.replace("&", " ").split())  # an aligned line's marks (``x &= 3``)
+    pieces = [piece.strip() for piece in _IMPLIES.split(form)]
+    if len(pieces) > 1:
+        return [link for piece in pieces if piece for link in chain_links(piece)]
     sides = [side.strip() for side in form.split("=")]
     if len(sides) < 3 or not all(sides) or _OTHER_RELATION.search(form):
         return [form]
     return [f"{side} = {sides[-1]}" for side in sides[:-1] if side != sides[-1]]
+
+
+#: An implication between two statements of one written-in form.
+_IMPLIES = re.compile(r"⇒|⟹|→|=>|\\(?:Rightarrow|implies|Longrightarrow|rightarrow|to)(?![A-Za-z])")
+
+
+def evaluates_one_number(form: str) -> bool:
+    r"""Whether ``form`` only evaluates one number: a power, factorial or root of a single numeral
+    equal to a number (``8^2 = 64``, ``6! = 720``, ``\sqrt{16} = 4``). Such a fact holds in any
+    text, so it cannot stand for a node written otherwise (:func:`form_of`): the chain ``a^2 = 8^2
+    = 64`` is not stated by every solution that squares 8.
+
+    >>> [evaluates_one_number(f) for f in ("8^2 = 64", "64 = 8²", "6! = 720", "(7-1)! = 720", "h = 4", "5 \\cdot 9 + 8 = 53")]
+    [True, True, True, False, False, False]
+    """
+    from node_builder.matcher import number_of
+
+    sides = [side.strip() for side in form.split("=")]
+    if len(sides) != 2:
+        return False
+    for side, other in (sides, sides[::-1]):
+        if number_of(other) is not None and number_of(side) is None:
+            bases = _NUMERAL.findall(_EXPONENT.sub(" ", side))
+            return len(bases) == 1 and not _BINARY.search(_EXPONENT.sub(" ", side)) and not _LETTER.search(side)
+    return False
+
+
+_NUMERAL = re.compile(r"\d+(?:\.\d+)?")
+_EXPONENT = re.compile(r"\^\s*(?:\{[^{}]*\}|\d)|[²³]")
+_BINARY = re.compile(r"[-+*/×·]|\\(?:cdot|times|div|frac|dfrac|tfrac)(?![A-Za-z])")
+_LETTER = re.compile(r"(?<!\\)\b[A-Za-z]\b|(?<![\\A-Za-z])[A-Za-z](?![A-Za-z])")
 
 
 def computation_chain(text: str) -> bool:
@@ -380,6 +418,8 @@ def form_of(node, form: str, verdicts: Verdicts, problem, config=None) -> tuple[
 
     other = node_of_text(form)
     if other is None or other.kind != node.kind or verdicts.labels.get(text_key(form), FRAGMENT) != FRAGMENT:
+        return ()
+    if evaluates_one_number(form) and not evaluates_one_number(node.text):
         return ()
     if node.kind == "value" and other.value != node.value:
         return ()

@@ -463,6 +463,26 @@ def test_a_proposal_written_as_a_chain_is_stated_by_each_of_its_links():
     assert proposed_nodes(Verdicts({"AB = AC = 8": "GOOD"}, ("AB = AC = 8",)), problem)[0].kind == "expression"
 
 
+def test_written_in_forms_read_through_implications_and_never_as_one_number_evaluated():
+    """MATH-500 geometry/802 and algebra/114 (forms copied from the voices): a form that runs on
+    through ``=>`` is its statements in turn (before, its ``=`` split it into false equations such
+    as ``altitude^2 + 3^2 = 4``), and ``8^2 = 64`` -- true in any text, met in 31 of 2,994
+    solutions of other MATH-500 problems -- does not stand for ``a^2 = 8^2 = 64``."""
+    from node_builder.signoff import evaluates_one_number
+
+    problem = Problem("t/802", "t", "What is the area of a triangle with sides 5, 5 and 6?", "12",
+                      trajectories=[Trajectory("The height is $h = \\sqrt{5^2 - 3^2} = 4$, so the area is 12.",
+                                               "model:A", True, voice="A")])
+    chain = "h = \\sqrt{5^2 - 3^2} = 4"
+    written = ("altitude^2 + 3^2 = 5^2 => altitude^2 + 9 = 25 => altitude^2 = 16 => altitude = 4", "h = 4")
+    node, = proposed_nodes(Verdicts({chain: "GOOD"}, (chain,), {chain: written}), problem)
+    assert "altitude = 4" in node.forms and "h = 4" in node.forms
+    assert not any(form.startswith(("altitude^2 + 3^2 = 4", "25 ")) or "=>" in form for form in node.forms)
+    power = "a^2 = 8^2 = 64"
+    node, = proposed_nodes(Verdicts({power: "GOOD"}, (power,), {power: ("8² = 64", "8^2 = 64")}), problem)
+    assert "a^2 = 64" in node.forms and not any(evaluates_one_number(form) for form in node.forms)
+
+
 @pytest.mark.parametrize("row, message", [
     ({"id": "t/1", "text": "7", "label": "GOOD", "forms": ["7"]}, "v.jsonl:2: 'forms' belong to a proposed key result"),
     ({"id": "t/1", "text": "7", "label": "GOOD", "proposed": True, "forms": "7"}, "v.jsonl:2: 'forms' belong"),
