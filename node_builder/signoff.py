@@ -337,8 +337,10 @@ def evaluates_one_number(form: str) -> bool:
     text, so it cannot stand for a node written otherwise (:func:`form_of`): the chain ``a^2 = 8^2
     = 64`` is not stated by every solution that squares 8.
 
-    >>> [evaluates_one_number(f) for f in ("8^2 = 64", "64 = 8²", "6! = 720", "(7-1)! = 720", "h = 4", "5 \\cdot 9 + 8 = 53")]
-    [True, True, True, False, False, False]
+    >>> [evaluates_one_number(f) for f in ("8^2 = 64", "64 = 8²", "6! = 720", "\\sqrt{16} = 4", "2^{10} = 1024")]
+    [True, True, True, True, True]
+    >>> [evaluates_one_number(f) for f in ("(7-1)! = 720", "h = 4", "5 \\cdot 9 + 8 = 53", "\\sin 2 \\theta = \\frac{1}{3}")]
+    [False, False, False, False]
     """
     from node_builder.matcher import number_of
 
@@ -347,15 +349,16 @@ def evaluates_one_number(form: str) -> bool:
         return False
     for side, other in (sides, sides[::-1]):
         if number_of(other) is not None and number_of(side) is None:
-            bases = _NUMERAL.findall(_EXPONENT.sub(" ", side))
-            return len(bases) == 1 and not _BINARY.search(_EXPONENT.sub(" ", side)) and not _LETTER.search(side)
+            rest = _EXPONENT.sub(" ", side)
+            return len(_NUMERAL.findall(rest)) == 1 and not _UNARY.sub("", _NUMERAL.sub("", rest)).strip()
     return False
 
 
 _NUMERAL = re.compile(r"\d+(?:\.\d+)?")
+#: An exponent (``^2``, ``^{10}``, ``²``): part of the evaluation, not a number of its own.
 _EXPONENT = re.compile(r"\^\s*(?:\{[^{}]*\}|\d)|[²³]")
-_BINARY = re.compile(r"[-+*/×·]|\\(?:cdot|times|div|frac|dfrac|tfrac)(?![A-Za-z])")
-_LETTER = re.compile(r"(?<!\\)\b[A-Za-z]\b|(?<![\\A-Za-z])[A-Za-z](?![A-Za-z])")
+#: What may wrap the one numeral of an evaluation: a root, a factorial, brackets.
+_UNARY = re.compile(r"\\sqrt|\\left|\\right|[!{}()\[\]\s]")
 
 
 def computation_chain(text: str) -> bool:
