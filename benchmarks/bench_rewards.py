@@ -367,7 +367,7 @@ def main(argv=None) -> int:
         import staged_runs
 
         lengths = sorted(int(x) for x in args.long.split(",") if x)
-        print(f"\nlong completions: the {args.long_n} longest staged AIME 2024 outputs in {args.raw}, each cut to "
+        print(f"\nlong completions: the {args.long_n} longest staged AIME 2024 outputs of the raw folder (--raw), each cut to "
               f"{', '.join(map(str, lengths))} tokens ...", flush=True)
         settings = staged_runs.long_traces(Path(args.raw), all_records, tokenizer, lengths, args.long_n)
         costs = {}

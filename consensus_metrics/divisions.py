@@ -98,7 +98,14 @@ def told(text: str) -> list[Division]:
     """
     if not isinstance(text, str):
         return []
-    flat = _WRAPPERS.sub(lambda m: " " * len(m[0]), text[:MAX_TEXT])
+    return _told(_flat(text))
+
+
+def _flat(text: str) -> str:
+    return _WRAPPERS.sub(lambda m: " " * len(m[0]), text[:MAX_TEXT])
+
+
+def _told(flat: str) -> list[Division]:
     return [Division(*(_int(m[i]) for i in range(1, 5)), m.start(), m.end()) for m in _QUOTIENT.finditer(flat)]
 
 
@@ -111,8 +118,8 @@ def statements(text: str) -> list[Division]:
     """
     if not isinstance(text, str):
         return []
-    found = [d for d in told(text) if 0 <= d.r < d.b and d.a == d.b * d.q + d.r]
-    flat = _WRAPPERS.sub(lambda m: " " * len(m[0]), text[:MAX_TEXT])
+    flat = _flat(text)
+    found = [d for d in _told(flat) if 0 <= d.r < d.b and d.a == d.b * d.q + d.r]
     for pattern, (ia, ib, ir) in _REMAINDER_ONLY:
         for m in pattern.finditer(flat):
             a, b, r = _int(m[ia]), _int(m[ib]), _int(m[ir])
@@ -184,18 +191,11 @@ def states(division: Division, need: Need) -> bool:
     return (division.r - need.r) % division.b == 0
 
 
-def first_statement(text: str, forms, found: list | None = None) -> tuple[int, int, str] | None:
-    """``(start, end, form)`` of the earliest statement in ``text`` of one of ``forms`` (those
-    :func:`need_of` reads), or None. ``found`` caches the text's :func:`statements` across calls
-    (an empty list to fill)."""
+def first_statement(found: list[Division], forms) -> tuple[int, int, str] | None:
+    """``(start, end, form)`` of the earliest of the text's statements ``found``
+    (:func:`statements`) that states one of ``forms`` (those :func:`need_of` reads), or None."""
     needs = [(form, need) for form in forms if (need := need_of(form)) is not None]
-    if not needs:
-        return None
-    if found is None:
-        found = []
-    if not found:
-        found.append(statements(text))
-    for division in found[0]:
+    for division in found:
         for form, need in needs:
             if states(division, need):
                 return division.start, division.end, form

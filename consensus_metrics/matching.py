@@ -36,7 +36,7 @@ from . import sandbox
 from .budget import BudgetExceeded, Deadline, check_budget
 from .anchors import text_may_contain
 from .chaining import ChainFollower
-from .divisions import first_statement, need_of
+from .divisions import first_statement, need_of, statements
 from .nodes import Node, coerce_nodes
 from .normalize import ID, plain_str
 from .numbers import exact_decimal
@@ -353,16 +353,27 @@ def settle_divisions(text: str, nodes: list[Node], flat, open_nodes: set, result
     with remainder the text tells as such (:mod:`consensus_metrics.divisions`: ``166 \\div 6 = 27
     \\text{ remainder } 4`` states ``166 = 6 \\cdot 27 + 4``). The text is read only where an
     open node is such a division."""
-    asks: dict[int, list[str]] = {}
-    for n, form in flat:
-        if n in open_nodes and need_of(form) is not None:
-            asks.setdefault(n, []).append(form)
-    found: list = []
-    for n, forms in asks.items():
-        hit = first_statement(text, forms, found)
+    asks = [(n, forms) for n, forms in _division_forms(flat) if n in open_nodes]
+    if not asks:
+        return
+    found = statements(text)
+    for n, forms in asks:
+        hit = first_statement(found, forms)
         if hit is not None:
             results[n] = _as_match(nodes[n], ((hit[0], hit[1], "division"), hit[2]))
             open_nodes.discard(n)
+
+
+@lru_cache(maxsize=65536)
+def _division_forms(flat) -> tuple[tuple[int, tuple[str, ...]], ...]:
+    """``(node, forms)`` of the nodes with a division form (:func:`need_of`), once per node list
+    (``flat`` is :func:`_prepared`'s, itself cached): most lists have none, and matching then
+    looks no further."""
+    asks: dict[int, list[str]] = {}
+    for n, form in flat:
+        if need_of(form) is not None:
+            asks.setdefault(n, []).append(form)
+    return tuple((n, tuple(forms)) for n, forms in asks.items())
 
 
 def match_nodes(text: str, nodes, budget_s: float | None = 1.0, symbolic: bool = True) -> list[NodeMatch]:
