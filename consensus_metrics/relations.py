@@ -85,9 +85,10 @@ def _side(toks: Tokens, lo: int, hi: int, text: str | None, with_comm: bool) -> 
 
 
 #: Prose that states an equality between two math runs: ``3^6 is 729``, ``15 \times 4 equals 60``,
-#: ``2^{10} is equal to 1024``, ``\frac{6}{8} simplifies to \frac{3}{4}`` (token keys, longest first).
-PROSE_EQUALS = (("~is", "~equal", "~to"), ("~simplifies", "~to"), ("~evaluates", "~to"), ("~equals",), ("~is",),
-                ("~which", "~is"), ("~which", "~equals"))
+#: ``2^{10} is equal to 1024``, ``\frac{6}{8} simplifies to \frac{3}{4}``, ``(u-3)(u+6) expands to
+#: u^2 + 3u - 18`` (token keys, longest first).
+PROSE_EQUALS = (("~is", "~equal", "~to"), ("~simplifies", "~to"), ("~evaluates", "~to"), ("~expands", "~to"),
+                ("~reduces", "~to"), ("~equals",), ("~is",), ("~which", "~is"), ("~which", "~equals"))
 #: Prose that states a factorisation: ``x^2 - 5x - 14 factors as (x - 7)(x + 2)``; its right side
 #: may start with a letter (``x^2 + 3x factors as x(x + 3)``).
 PROSE_FACTORS = (("~can", "~be", "~factored", "~as"), ("~can", "~be", "~factored", "~into"), ("~factors", "~as"),
@@ -101,6 +102,10 @@ _PROSE_HEADS = frozenset(phrase[0] for phrase in PROSE_EQUALS + PROSE_FACTORS) |
 _PHRASES = PROSE_EQUALS + PROSE_FACTORS
 _PHRASES_AFTER_FACTOR = _PHRASES + (("~as",),)
 _FACTOR_PHRASES = frozenset(PROSE_FACTORS + (("~as",),))
+#: Phrases whose right side may start with a letter or a function (``simplifies to x^2 + 1``,
+#: ``is equal to \sqrt{2}``): a verb "to" names a result, where a bare ``is`` may name a word
+#: the lexer reads as a letter ("3 + 4 is a prime").
+_LETTER_PHRASES = _FACTOR_PHRASES | frozenset(phrase for phrase in PROSE_EQUALS if phrase[-1] == "~to")
 #: Most prose words between the computation and the phrase: what its number counts (``2 times 10
 #: eggs, which is 20``), none of them a :data:`~consensus_metrics.vocabulary.CONNECTIVES` word.
 _UNIT_WORDS = 3
@@ -147,7 +152,8 @@ def _prose_equals(keys: list[str], kinds: list[int], lo: int, i: int) -> int:
     for phrase in _PHRASES_AFTER_FACTOR if keys[head] == "~as" else _PHRASES:
         n = head - i + len(phrase)
         if tuple(keys[head:i + n]) == phrase and i + n < len(keys) and \
-                (kinds[i + n] in (NUM, OPEN) or keys[i + n] == "neg" or (kinds[i + n] == ID and phrase in _FACTOR_PHRASES)):
+                (kinds[i + n] in (NUM, OPEN) or keys[i + n] == "neg" or
+                 (kinds[i + n] in (ID, FUNC) and phrase in _LETTER_PHRASES)):
             j = i + n
             while j < len(keys) and kinds[j] not in (WORD, PUNCT):
                 j += 1

@@ -13,7 +13,11 @@ latex2sympy2_extended in the sandbox worker (never ``sympify``/``parse_expr``), 
 * equations ``L1 = R1`` and ``L2 = R2``: ``(L1 - R1) - (L2 - R2) == 0`` or ``(L1 - R1) + (L2 - R2)
   == 0`` -- a rearrangement (``2x - 10 = 0`` ~ ``2x = 10``), never a rescaling (``x = 5`` is
   not ``2x = 10``: the trajectory has not concluded ``x = 5`` yet). A factored form and an
-  expanded one never confirm each other: the factorisation is a step of its own.
+  expanded one never confirm each other: the factorisation is a step of its own. Neither
+  equation may be an identity (``L - R == 0`` for every value: a factorisation or an
+  expansion): every identity would rearrange into every other of the same variables
+  (``x^4 - 1 = (x-1)(x+1)(x^2+1)`` is not ``x^2 - 2 = (x + \sqrt{2})(x - \sqrt{2})``); those
+  are matched side by side or not at all.
 
 Rational expressions (numbers, variables, ``+ - * /``, integer powers, factorials) are decided
 in-process by exact evaluation at three pseudo-random rational points (Schwartz-Zippel: a
@@ -334,8 +338,8 @@ def equivalent_in_process(a: str, b: str, mode: str) -> bool:
     lb, rb = b.split("|", 1)
     da = latex2sympy(la) - latex2sympy(ra)
     db = latex2sympy(lb) - latex2sympy(rb)
-    if da == 0 or db == 0:
-        return False
+    if da == 0 or db == 0 or _is_zero(da) or _is_zero(db):
+        return False  # an identity (a factorisation, an expansion) holds for every value: any two agree
     return bool(_is_zero(da - db) or _is_zero(da + db))
 
 

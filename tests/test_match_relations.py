@@ -67,6 +67,28 @@ def test_symbolic_never_confuses_factored_and_expanded():
     assert via("so $x = 5$", "2x = 10") is None  # a rescaling is not a rearrangement
 
 
+def test_an_identity_is_never_rearranged_into_another():
+    # a rearrangement with a root goes to sympy in the sandbox (and warms it for what follows)
+    assert via("so $x\\sqrt{2} - 4 = 0$", "\\sqrt{2} x = 4") == "symbolic"
+    # MATH-500 intermediate_algebra/279, a wrong answer of rho-math-7b: its false factorisation
+    # into x + sqrt(2) went to sympy (a root) and, both sides being identities, was read as the
+    # node's factorisation of x^4 - 1 and of x^4 + 4
+    text = ("\\begin{align*}\nx^8 + 3x^4 - 4 &= (x^4 + 1)(x^4 - 4) \\\\\n&= (x^4 + 1)(x^2 + 2)(x^2 - 2) \\\\\n"
+            "&= (x^4 + 1)(x^2 + 2)(x + \\sqrt{2})(x - \\sqrt{2}).\n\\end{align*}")
+    assert via(text, "x^4 - 1 = (x - 1)(x + 1)(x^2 + 1)") is None
+    assert via(text, "x^4 + 4 = (x^2 + 2x + 2)(x^2 - 2x + 2)") is None
+    # an identity the text writes is matched side by side
+    assert via("so $x^2 - 2 = (x + \\sqrt{2})(x - \\sqrt{2})$", "x^2 - 2 = (x - \\sqrt{2})(x + \\sqrt{2})") \
+        in ("relation", "commutative")
+
+
+def test_sympy_never_equates_two_identities():
+    from consensus_metrics.symbolic import equivalent_in_process
+
+    assert not equivalent_in_process("x^{4}-1|(x-1)(x+1)(x^{2}+1)", "x^{2}-2|(x+\\sqrt{2})(x-\\sqrt{2})", "eq")
+    assert equivalent_in_process("x\\sqrt{2}-4|0", "\\sqrt{2}x|4", "eq")
+
+
 def test_congruence_nodes():
     text = "Since $9b + 7 \\equiv 0 \\pmod{b+7}$ and $9b+7 = 9(b+7) - 56$, we need $b+7 \\mid 56$."
     assert via(text, "9b+7 \\equiv 0 \\pmod{b+7}") == "relation"
@@ -373,6 +395,19 @@ def test_prose_states_a_computation():
     assert via("so \\frac{6}{8} simplifies to \\frac{3}{4}.", "6/8 = 3/4", symbolic=False) == "relation"
     assert via("2^{10} evaluates to 1024", "2^{10} = 1024", symbolic=False) == "relation"
     assert relation_chains("The result of 99^2 is 9801.") == []  # the miner's chains: "=" only
+
+
+def test_prose_to_a_letter():
+    """After a verb with "to" (``simplifies to``, ``expands to``, ``reduces to``, ``is equal to``)
+    the right side may start with a letter or a function (Qwen2.5-32B-Instruct on MATH-500
+    algebra/2080); after a bare ``is`` it may not ("3 + 4 is a prime")."""
+    text = "$(u-3)(u+6)$ expands to $u^2 + 6u - 3u - 18 = u^2 + 3u - 18$."
+    assert via(text, "(u-3)(u+6) = u^2 + 3u - 18", symbolic=False) == "relation"
+    assert via("$(u-3)(u+6)$ simplifies to $u^2 + 3u - 18$.", "(u-3)(u+6) = u^2 + 3u - 18",
+               symbolic=False) == "relation"
+    assert via("so 2 \\cdot 8 reduces to \\sqrt{256}", "2 \\cdot 8 = \\sqrt{256}", symbolic=False) == "relation"
+    assert via("So 3 + 4 is a prime and a = 7.", "3 + 4 = a", symbolic=False) is None
+    assert via("so $(u-3)(u+6)$ expands to $u^2 + 3u - 17$", "(u-3)(u+6) = u^2 + 3u - 18") is None
 
 
 def test_prose_is_not_an_equation():
