@@ -17,13 +17,13 @@ form's anchors all appear (plus the lines a relation chain continues onto, see
   from 1000 on), the decimal tail or ``\overline``, or a vulgar fraction;
 * identifiers: their base letter (``x`` for ``x_{1}``), Greek letters as Unicode or command;
 * words (case-insensitive) and functions by name; a relation by its signs (``=`` for an
-  equation, or the prose ``is``/``equals``/``factors as`` that states one: a sentence without
-  them cannot hold it). Numbers 0 and 1 and operators give no anchor.
+  equation, or the prose ``is``/``equals``/``expands to``/``factors as`` that states one: a
+  sentence without them cannot hold it). Numbers 0 and 1 and operators give no anchor.
 
 >>> form_anchors("x = 3/4")[:3]
 (('#3', '.75', '¼½¾⅓⅔⅛'), ('4', '.75', '¼½¾⅓⅔⅛'), ('x',))
 >>> form_anchors("x = 3/4")[3]
-('=', '≡', '\\equiv', ' is ', 'equals', 'simplifies to', 'evaluates to', 'factor')
+('=', '≡', '\\equiv', ' is ', 'equals', 'simplifies to', 'evaluates to', 'expands to', 'reduces to', 'factor')
 >>> form_anchors("1,250")
 (('#1250', ',250', '{,}250', '\\,250', '¹²⁵⁰'),)
 >>> form_anchors("2x + 7")
