@@ -60,8 +60,8 @@ _VULGAR = ("¾", "½", "¼", "⅓", "⅔", "⅛")
 #: One anchor standing for any Unicode vulgar fraction character.
 VULGAR_ANCHOR = "¼½¾⅓⅔⅛"
 # an equation node is matched in chains joined by = (or a congruence), or by the prose of
-# relations.PROSE_EQUALS ("3^6 is 729", "equals", "simplifies to", "expands to") or PROSE_FACTORS ("factors as"), so
-# its segment has one of these
+# relations.PROSE_EQUALS ("3^6 is 729", "equals", "simplifies to", "expands to") or
+# PROSE_FACTORS ("factors as"), so its segment has one of these
 _RELATION_ANCHORS = {"=": ("=", "≡", "\\equiv", " is ", "equals", "simplifies to", "evaluates to", "expands to",
                            "reduces to", "factor"),
                      "≡": ("≡", "\\equiv")}

@@ -191,10 +191,9 @@ def states(division: Division, need: Need) -> bool:
     return (division.r - need.r) % division.b == 0
 
 
-def first_statement(found: list[Division], forms) -> tuple[int, int, str] | None:
+def first_statement(found: list[Division], needs) -> tuple[int, int, str] | None:
     """``(start, end, form)`` of the earliest of the text's statements ``found``
-    (:func:`statements`) that states one of ``forms`` (those :func:`need_of` reads), or None."""
-    needs = [(form, need) for form in forms if (need := need_of(form)) is not None]
+    (:func:`statements`) that states one of ``needs``, ``(form, need_of(form))`` pairs, or None."""
     for division in found:
         for form, need in needs:
             if states(division, need):

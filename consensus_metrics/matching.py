@@ -353,27 +353,28 @@ def settle_divisions(text: str, nodes: list[Node], flat, open_nodes: set, result
     with remainder the text tells as such (:mod:`consensus_metrics.divisions`: ``166 \\div 6 = 27
     \\text{ remainder } 4`` states ``166 = 6 \\cdot 27 + 4``). The text is read only where an
     open node is such a division."""
-    asks = [(n, forms) for n, forms in _division_forms(flat) if n in open_nodes]
+    asks = [(n, needs) for n, needs in _division_forms(flat) if n in open_nodes]
     if not asks:
         return
     found = statements(text)
-    for n, forms in asks:
-        hit = first_statement(found, forms)
+    for n, needs in asks:
+        hit = first_statement(found, needs)
         if hit is not None:
             results[n] = _as_match(nodes[n], ((hit[0], hit[1], "division"), hit[2]))
             open_nodes.discard(n)
 
 
 @lru_cache(maxsize=65536)
-def _division_forms(flat) -> tuple[tuple[int, tuple[str, ...]], ...]:
-    """``(node, forms)`` of the nodes with a division form (:func:`need_of`), once per node list
-    (``flat`` is :func:`_prepared`'s, itself cached): most lists have none, and matching then
-    looks no further."""
-    asks: dict[int, list[str]] = {}
+def _division_forms(flat) -> tuple[tuple[int, tuple], ...]:
+    """``(node, ((form, need), ...))`` of the nodes with a division form (:func:`need_of`), once
+    per node list (``flat`` is :func:`_prepared`'s, itself cached): most lists have none, and
+    matching then looks no further."""
+    asks: dict[int, list] = {}
     for n, form in flat:
-        if need_of(form) is not None:
-            asks.setdefault(n, []).append(form)
-    return tuple((n, tuple(forms)) for n, forms in asks.items())
+        need = need_of(form)
+        if need is not None:
+            asks.setdefault(n, []).append((form, need))
+    return tuple((n, tuple(needs)) for n, needs in asks.items())
 
 
 def match_nodes(text: str, nodes, budget_s: float | None = 1.0, symbolic: bool = True) -> list[NodeMatch]:
