@@ -25,6 +25,10 @@ Then, per problem (rules of the audit's rubric that need the voices; each counte
   (``10 \\cdot 0.5 = 5`` for ``5``) is kept when two voices write it, agreed or not: where the value
   is a common number, it is that computation that stands for the step
   (:mod:`node_builder.finalize`: one node per step);
+* **the writings of a signed value** -- with a reviewer's verdicts, the computations of a value
+  signed GOOD and the arithmetic assigned to a bare name (``E = 24``, ``x = 180 / 7.5``), each
+  labelled a duplicate or unread, are one step whose voices count together
+  (:func:`_pool_value_writings`);
 * **route** -- every symbol of a node appears in the problem or in the solutions of two voices
   (``6K = 42`` where only one solution introduced ``K``);
 * **check** -- a node holding the answer's number that the voices state only after they state the
@@ -55,7 +59,7 @@ from dataclasses import dataclass, field, replace
 
 from node_builder.evidence import Candidate, Evidence, computed_value
 from node_builder.hygiene import is_part_of, symbols_of
-from node_builder.matcher import surd_value, tokenize_form
+from node_builder.matcher import ID, number_of, surd_value, tokenize_form
 from node_builder.schema import Node
 
 #: Stats keys of :func:`select`, in the order the provenance lists them.
@@ -276,12 +280,11 @@ def _select_signed(checked: _Checked, signed: dict[str, str], rule: ConsensusRul
         key = text_key(entry[0].node.text)  # with one solver, the one two of its solutions share
         if key not in widest or (len(entry[1]), entry[2]) > (len(widest[key][1]), widest[key][2]):
             widest[key] = entry
+    pooled = _pool_value_writings(widest, signed, good_values)
     nodes: list[Node] = []
     shipped: dict[str, int] = {}  # text -> index in nodes
     for key, (candidate, positions, agreed) in widest.items():
-        label = signed_label(candidate, signed)
-        if label == FRAGMENT and computed_value(candidate.node) in good_values:
-            label = GOOD  # the computation of a signed value, its duplicate: finalize keeps one of the two
+        label = GOOD if key in pooled else signed_label(candidate, signed)
         if label is None:
             stats["unsigned"] += 1
             continue
@@ -309,6 +312,78 @@ def _select_signed(checked: _Checked, signed: dict[str, str], rule: ConsensusRul
             wider = kept if kept.support >= node.support else node
             nodes[same] = replace(wider, forms=tuple(dict.fromkeys(kept.forms + node.forms)))
     return _maximal(nodes, checked, stats)
+
+
+def written_value(node: Node) -> tuple | None:
+    """The exact value an equation states for one step: the result of arithmetic
+    (:func:`~node_builder.evidence.computed_value`: ``180 / 7.5 = 24``) or the value of the
+    arithmetic assigned to a bare name (``E = 24``, ``x = 180 / 7.5``); else None.
+
+    >>> from fractions import Fraction
+    >>> [written_value(Node("", t, "equation")) for t in ("E = 24", "x = 180 / 7.5", "2x = 48", "24")]
+    [((1, Fraction(24, 1)),), ((1, Fraction(24, 1)),), None, None]
+    """
+    value = computed_value(node)
+    if value is not None or node.kind != "equation" or node.text.count("=") != 1:
+        return value
+    left, right = node.text.split("=")
+    for name, other in ((left, right), (right, left)):
+        keys, kinds = tokenize_form(name)
+        if len(keys) == 1 and kinds[0] == ID:
+            return surd_value(*tokenize_form(other))
+    return None
+
+
+def _pool_value_writings(widest: dict[str, tuple], signed: dict[str, str], good_values: set) -> set[str]:
+    """The writings of a value signed GOOD as one step (in place in ``widest``; returns the keys
+    of the pooled entries, signed GOOD by the value's signature). Voices write the step that
+    finds a key value in their own letters and arithmetic: ``E = 24`` (gpt-4), ``x = 180 / 7.5``
+    (four others), ``\\frac{360}{15} = 24``. Every candidate that :func:`written_value` reads as
+    the signed value and that the reviewer labelled its duplicate (FRAGMENT) or did not read
+    joins one writing of the step, with its voices and forms: the writing of the value signed
+    GOOD that most voices state, where there is one (a writing signed GOOD stands on its own);
+    else one the reviewer labelled a duplicate that states the value itself (``E = 24``,
+    ``180 / 7.5 = 24``: every shipped text carries a verdict, and :mod:`node_builder.finalize`
+    reads it as the value's step, so that a rare value stays itself and a common one is this
+    step), arithmetic first, then the most stated. A writing labelled otherwise (ROUTE,
+    ANSWER, ...) stays out."""
+    from node_builder.signoff import FRAGMENT, GOOD, signed_label  # signoff imports this module
+
+    groups: dict[tuple, list[str]] = {}
+    for key, (candidate, _, _) in widest.items():
+        if candidate.node.kind != "equation":
+            continue
+        value = written_value(candidate.node)
+        if value is not None and value in good_values and signed_label(candidate, signed) in (GOOD, FRAGMENT, None):
+            groups.setdefault(value, []).append(key)
+    pooled: set[str] = set()
+    for keys in groups.values():
+        label = {k: signed_label(widest[k][0], signed) for k in keys}
+        named = [k for k in keys if label[k] == GOOD] or \
+            [k for k in keys if label[k] == FRAGMENT and _states_value(widest[k][0].node)]
+        if not named:
+            continue  # no read writing states the value: nothing to name the step by
+        name = max(named, key=lambda k: (computed_value(widest[k][0].node) is not None, len(widest[k][1]), widest[k][2]))
+        joining = [k for k in keys if k != name and label[k] != GOOD]
+        if label[name] == GOOD and not joining:
+            continue  # a signed writing alone: nothing to pool
+        candidate, positions, agreed = widest[name]
+        forms, voices = list(candidate.node.forms or (candidate.node.text,)), dict(positions)
+        for k in joining:
+            other, other_positions, other_agreed = widest.pop(k)
+            forms.extend(other.node.forms or (other.node.text,))
+            for voice, at in other_positions.items():
+                voices[voice] = min(at, voices.get(voice, at))
+            agreed = agreed or other_agreed
+        node = replace(candidate.node, forms=tuple(dict.fromkeys(forms)))
+        widest[name] = (replace(candidate, node=node), voices, agreed)
+        pooled.add(name)
+    return pooled
+
+
+def _states_value(node: Node) -> bool:
+    """One side of the equation is a number (``E = 24``, ``180 / 7.5 = 24``; not ``x = 180 / 7.5``)."""
+    return any(number_of(side) is not None for side in node.text.split("="))
 
 
 def _maximal(nodes: list[Node], checked: _Checked, stats: dict[str, int]) -> Selection:

@@ -29,7 +29,8 @@ MAX_FORMS = 6
 
 _FRAC = re.compile(r"\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}")
 _POWER_BRACED = re.compile(r"\^\{(-?\w)\}")
-_SIMPLE_SLASH = re.compile(r"(?<![\w)}])(-?\w+)\s*/\s*(\w+)(?![\w(])")
+#: ``a/b`` of two numbers (decimals whole: ``180 / 7.5``) or symbols, nothing glued on either side
+_SIMPLE_SLASH = re.compile(r"(?<![\w)}.])(-?\w+(?:\.\d+)?)\s*/\s*(\w+(?:\.\d+)?)(?![\w(.])")
 
 
 def value_text(value: Fraction) -> str:
@@ -63,6 +64,11 @@ def latex_to_plain(text: str) -> str:
 
 
 def plain_to_latex(text: str) -> str:
+    """The LaTeX twin of a plain text: ``a/b`` typeset, ``*`` as ``\\cdot``.
+
+    >>> plain_to_latex("x = 180 / 7.5"), plain_to_latex("111/1.5 * 2 = 148")
+    ('x = \\\\frac{180}{7.5}', '\\\\frac{111}{1.5} \\\\cdot 2 = 148')
+    """
     out = _SIMPLE_SLASH.sub(r"\\frac{\1}{\2}", text)
     out = re.sub(r"\s*\*\s*", " \\\\cdot ", out)
     return re.sub(r"\s+", " ", out).strip()

@@ -181,6 +181,31 @@ def test_the_computation_of_a_signed_value_comes_along_for_finalize_to_choose():
     assert len(record["nodes"]) == 1 and record["provenance"]["signed"] is True
 
 
+def test_the_writings_of_a_signed_value_pool_their_voices():
+    """MATH-500 geometry/483: the reviewer signed the exterior angle ``24`` GOOD and its writings
+    ``E = 24`` and ``x = 180 / 7.5`` duplicates; one voice writes the first, two the second. ``24``
+    alone is a number too common to stand (the record shipped no node); its writings are one step
+    that all three voices state, named by the one that states the value. A writing the reviewer
+    labelled otherwise (ROUTE) stays out, and the other no longer reaches two voices."""
+    texts = {"A": "Let E be the exterior angle. Then 6.5E + E = 180, which simplifies to 7.5E = 180. So E = 24 "
+                  "degrees. The number of sides is 360/24 = 15.",
+             "B": "Let x be the exterior angle: x + 6.5x = 180, so 7.5x = 180 and x = 180 / 7.5. The exterior angle "
+                  "is 24 degrees, so n = 360/24 = 15.",
+             "C": "With x the exterior angle, x + 6.5x = 180 gives x = 180 / 7.5, that is 24 degrees; the polygon has "
+                  "360/24 = 15 sides."}
+    problem = Problem("t/5", "t", "In a regular polygon, the measure of an interior angle is 6.5 times the measure "
+                      "of an exterior angle. How many sides does the polygon have?", "15",
+                      trajectories=[Trajectory(t, f"model:{v}", True, voice=v) for v, t in texts.items()])
+    evidence = gather(problem)
+    labels = {"24": "GOOD", "E = 24": "FRAGMENT", "x = 180 / 7.5": "FRAGMENT"}
+    step = {n.text: n for n in select(evidence, ConsensusRule(), signed=labels).nodes}["E = 24"]
+    assert step.support == 1.0 and "x = 180 / 7.5" in step.forms and "x = \\frac{180}{7.5}" in step.forms
+    rejected = select(evidence, ConsensusRule(), signed={**labels, "x = 180 / 7.5": "ROUTE"})
+    assert [n.text for n in rejected.nodes] == ["24"]  # E = 24: one voice
+    unsigned = select(evidence, ConsensusRule(), signed={"24": "GOOD", "x = 180 / 7.5": "FRAGMENT"})
+    assert [n.text for n in unsigned.nodes] == ["24"]  # no read writing states 24 itself: nothing names the step
+
+
 def test_a_merged_computation_is_signed_by_the_writing_the_reviewer_read():
     """MATH-500 number_theory/45: the reviewer proposed and signed the typeset factorisation, the
     voices write it with ``\\times``, and the build merges both into one step whose text is the
