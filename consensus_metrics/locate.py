@@ -48,7 +48,9 @@ convicts, or none:
    ``Savings = $36 - $21 = $15``: the step after it). A step that finds its new value by solving a
    linear equation that the steps right before it state with the same root passes the blame to
    the first of them, where the equation was set up (``x+x+8=22``, ``2x+8=22``, then ``2x=14``:
-   :func:`_set_up`). Small integers and problem numbers that a computation
+   :func:`_set_up`). Where no step reaches a node and none states a new value, the first step that
+   states the value the solution ends on (:func:`_first_statement_of_the_end`: a wrong answer that
+   is a given or a value of the path, put in the wrong place). Small integers and problem numbers that a computation
    *arrives at* still count as new (``4 - 2 = 2``), numbers inside a computation (its operands)
    never do.
 
@@ -627,10 +629,28 @@ def _leaves_path(facts: list[StepFacts], reached: list[list[str]], node_values: 
             return (i, "leaves_path", f"step {i + 1} states {_show(value)}, a value {on} ({where}); "
                                       "the final answer is wrong", None)
     if last < 0:
-        return None
+        return _first_statement_of_the_end(facts)
     k = min(last + 1, n - 1)
     return (k, "leaves_path", f"no node is reached after step {last + 1} ({reached[last][-1]}); "
                               "the final answer is wrong", None)
+
+
+def _first_statement_of_the_end(facts: list[StepFacts]) -> tuple | None:
+    """Signal 3's last resort, for a wrong final answer where no step reaches a node and none states
+    a new value: the first step that states a value the solution ends on (what the last step that
+    states a value arrives at, else what it states). The wrong answer is then a given or a value
+    of the path put in the wrong place, and the step that first says it is where the solution
+    leaves (``he would have spent $75``, then ``James saved $30``, a given amount, where he saved
+    $10). ``None`` when no step states a value."""
+    end = next((f.results or f.stated for f in reversed(facts) if f.results or f.stated), frozenset())
+    for i, f in enumerate(facts):
+        common = (f.stated | f.results) & end
+        if common:
+            value = min(common, key=lambda v: (len(_show(v)), _show(v)))
+            return (i, "leaves_path", f"step {i + 1} first states {_show(value)}, the value the solution ends on; no "
+                                      "step reaches a node or states a new value before it, and the final answer is wrong",
+                    None)
+    return None
 
 
 def _set_up(facts: list[StepFacts], reached: list[list[str]], i: int) -> tuple | None:

@@ -743,6 +743,28 @@ def test_a_new_value_solved_from_an_earlier_equation_names_where_it_was_set_up()
     assert locate_first_error(steps, ["L = 7"], answer_correct=False, problem=FOOTBALL_PROBLEM).step == 2
 
 
+def test_a_wrong_end_that_is_a_given_is_first_stated_where_the_solution_leaves():
+    """text-davinci-003 on GSM8K test/714 (Re-reading, ``gsm_topp1.0_temp0.0_majority1_20230828_141934``
+    line 734; benchmarks/data/independent_step_labels.jsonl, whose reviewer labels step 4): its
+    totals are said in words, so no node is reached, and its wrong answer 30 is a given, so no step
+    states a new value. The step that first states the value it ends on is named. A solution whose
+    steps state no value at all still gets no step."""
+    problem = ("James decides to pick some blueberries.  It cost $20 to go picking and then another $1.5 per pound.  "
+               "He picked 30 pounds of blueberries.  How much did he save compared to buying at the store for $2.5 a "
+               "pound?")
+    steps = ["First, James spent $20 to go picking.",
+             "Then, he paid $1.5 per pound for the blueberries, so he spent $45 in total for the blueberries.",
+             "If he had bought the blueberries at the store for $2.5 per pound, he would have spent $75.",
+             "Therefore, James saved $30 by picking the blueberries himself.", "\\boxed{30}"]
+    nodes, computations = ["30*1.5=45", "45+20=65", "2.5 * 30 = 75"], ["45+20=65", "2.5 * 30 = 75", "30*1.5=45"]
+    loc = locate_first_error(steps, nodes, answer_correct=False, problem=problem, gold="10", computations=computations)
+    assert (loc.step, loc.kind) == (3, "leaves_path")
+    assert loc.reason.startswith("step 4 first states 30, the value the solution ends on")
+    assert locate_first_error(steps, nodes, answer_correct=True, problem=problem, gold="10").step is None
+    words = ["He spent some money picking.", "The store would cost more.", "So he saved a lot."]
+    assert locate_first_error(words, nodes, answer_correct=False, problem=problem, gold="10").step is None
+
+
 def test_suppositions_and_derivations():
     from consensus_metrics.step_facts import step_facts
 
