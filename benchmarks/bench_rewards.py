@@ -171,6 +171,8 @@ def throughput(args, completions, answers, nodes) -> dict:
                 rewards_of[mode, workers] = consensus_reward("outcome", track_ncr=False, workers=workers)
             else:
                 rewards_of[mode, workers] = consensus_reward(mode, workers=workers)
+            if mode == "cl":  # the curriculum needs a training clock (TRL passes trainer_state); both
+                rewards_of[mode, workers].set_clock(epoch=0.0)  # phases score acc and NCR alike
     times: dict = {key: [] for key in rewards_of}
     results = {}
     for _ in range(args.repeats):
