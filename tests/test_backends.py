@@ -54,7 +54,9 @@ def test_hf_backend_returns_n_samples_per_prompt_and_is_deterministic_when_greed
     assert [len(x) for x in out] == [2, 2, 2]
     assert all(isinstance(t, str) and t.strip() for x in out for t in x)
     assert out[0][0] == out[0][1]  # greedy: the two samples agree
-    assert backend.generate(prompts[:1], n=1)[0][0] == out[0][0]
+    # the same call again gives the same texts; a prompt alone need not match its padded batch (bfloat16 on the
+    # CPU: a left-padded batch sums in another order, and transformers 5.25 greedy-decodes SmolLM2 differently)
+    assert backend.generate(prompts, n=2) == out
     sampled = make_backend("hf", smollm2, SamplingConfig(max_tokens=12, temperature=1.0, seed=3))
     assert len(sampled.generate(prompts[:1], n=3)[0]) == 3
 
