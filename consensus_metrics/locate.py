@@ -620,7 +620,7 @@ def _leaves_path(facts: list[StepFacts], reached: list[list[str]], node_values: 
             where = f"last node reached: {reached[last][-1]} at step {last + 1}" if last >= 0 else \
                 ("no node reached before" if has_nodes else "the problem has no nodes")
             on = "on no node and not in the problem" if has_nodes else "not in the problem"
-            value = min(new, key=lambda v: (len(_show(v)), _show(v)))
+            value = _shortest(new)
             setup = _set_up(facts, reached, i)
             if setup is not None:
                 j, equation = setup
@@ -646,11 +646,15 @@ def _first_statement_of_the_end(facts: list[StepFacts]) -> tuple | None:
     for i, f in enumerate(facts):
         common = (f.stated | f.results) & end
         if common:
-            value = min(common, key=lambda v: (len(_show(v)), _show(v)))
-            return (i, "leaves_path", f"step {i + 1} first states {_show(value)}, the value the solution ends on; no "
-                                      "step reaches a node or states a new value before it, and the final answer is wrong",
-                    None)
+            return (i, "leaves_path", f"step {i + 1} first states {_show(_shortest(common))}, the value the solution "
+                                      "ends on; no step reaches a node or states a new value before it, and the final "
+                                      "answer is wrong", None)
     return None
+
+
+def _shortest(values):
+    """The value of ``values`` a reason names: the shortest written, then the first in text order."""
+    return min(values, key=lambda v: (len(_show(v)), _show(v)))
 
 
 def _set_up(facts: list[StepFacts], reached: list[list[str]], i: int) -> tuple | None:
