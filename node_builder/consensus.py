@@ -57,11 +57,9 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass, field, replace
 
-from consensus_metrics.surds import rational
 from node_builder.evidence import Candidate, Evidence, computed_value
 from node_builder.hygiene import is_part_of, symbols_of
-from node_builder.matcher import ID, surd_value, tokenize_form
-from node_builder.refine import is_arithmetic_for
+from node_builder.matcher import ID, number_of, surd_value, tokenize_form
 from node_builder.schema import Node
 
 #: Stats keys of :func:`select`, in the order the provenance lists them.
@@ -346,29 +344,27 @@ def _pool_value_writings(widest: dict[str, tuple], signed: dict[str, str], good_
     GOOD that most voices state, where there is one (a writing signed GOOD stands on its own);
     else one the reviewer labelled a duplicate that states the value itself (``E = 24``,
     ``180 / 7.5 = 24``: every shipped text carries a verdict, and :mod:`node_builder.finalize`
-    reads it as the value's step by the same test, :func:`~node_builder.refine.is_arithmetic_for`, so that a rare value stays itself and a common one is this
+    reads it as the value's step, so that a rare value stays itself and a common one is this
     step), arithmetic first, then the most stated. A writing labelled otherwise (ROUTE,
     ANSWER, ...) stays out."""
     from node_builder.signoff import FRAGMENT, GOOD, signed_label  # signoff imports this module
 
-    groups: dict[tuple, dict[str, str | None]] = {}  # value -> {key: label} of its writings
+    groups: dict[tuple, list[str]] = {}
     for key, (candidate, _, _) in widest.items():
-        value = written_value(candidate.node) if candidate.node.kind == "equation" else None
-        if value is None or value not in good_values:
+        if candidate.node.kind != "equation":
             continue
-        label = signed_label(candidate, signed)
-        if label in (GOOD, FRAGMENT, None):
-            groups.setdefault(value, {})[key] = label
+        value = written_value(candidate.node)
+        if value is not None and value in good_values and signed_label(candidate, signed) in (GOOD, FRAGMENT, None):
+            groups.setdefault(value, []).append(key)
     pooled: set[str] = set()
-    for value, label in groups.items():
-        number = rational(value)
-        named = [k for k in label if label[k] == GOOD] or \
-            [k for k in label if label[k] == FRAGMENT and number is not None and
-             is_arithmetic_for(widest[k][0].node.text, {number})]  # finalize's reading of a value's step
+    for keys in groups.values():
+        label = {k: signed_label(widest[k][0], signed) for k in keys}
+        named = [k for k in keys if label[k] == GOOD] or \
+            [k for k in keys if label[k] == FRAGMENT and _states_value(widest[k][0].node)]
         if not named:
             continue  # no read writing states the value: nothing to name the step by
         name = max(named, key=lambda k: (computed_value(widest[k][0].node) is not None, len(widest[k][1]), widest[k][2]))
-        joining = [k for k in label if k != name and label[k] != GOOD]
+        joining = [k for k in keys if k != name and label[k] != GOOD]
         if label[name] == GOOD and not joining:
             continue  # a signed writing alone: nothing to pool
         candidate, positions, agreed = widest[name]
@@ -383,6 +379,11 @@ def _pool_value_writings(widest: dict[str, tuple], signed: dict[str, str], good_
         widest[name] = (replace(candidate, node=node), voices, agreed)
         pooled.add(name)
     return pooled
+
+
+def _states_value(node: Node) -> bool:
+    """One side of the equation is a number (``E = 24``, ``180 / 7.5 = 24``; not ``x = 180 / 7.5``)."""
+    return any(number_of(side) is not None for side in node.text.split("="))
 
 
 def _maximal(nodes: list[Node], checked: _Checked, stats: dict[str, int]) -> Selection:
