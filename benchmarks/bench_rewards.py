@@ -63,6 +63,8 @@ import reward_stages  # noqa: E402
 DATA_FILES = [ROOT / "lm_eval_tasks" / "consensusbench" / "data" / f"{name}.jsonl"
               for name in ("aime24", "aime25", "gsm8k", "math500")] + [ROOT / "training_recipes" / "data" / "gsm8k_train.jsonl"]
 FIXTURES = ROOT / "tests" / "fixtures" / "train"
+#: The reward modes a run times unless ``--modes`` names others.
+DEFAULT_MODES = ("outcome/mv-only", "outcome", "linear", "max", "cl")
 
 
 def load_all_records() -> list[dict]:
@@ -305,7 +307,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--n", type=int, default=1024, help="completions per batch")
     parser.add_argument("--tokens", type=int, default=4096, help="tokens per completion (SmolLM2 tokenizer)")
-    parser.add_argument("--modes", default="outcome/mv-only,outcome,linear,max,cl")
+    parser.add_argument("--modes", default=",".join(DEFAULT_MODES))
     parser.add_argument("--workers", default="0,2", help="comma-separated worker counts (0 = in-process)")
     parser.add_argument("--repeats", type=int, default=3, help="throughput rounds (the best counts)")
     parser.add_argument("--tokenizer", default=None, help="tokenizer folder (default: the embedded SmolLM2)")
