@@ -79,6 +79,8 @@ NAMES = {"math500": "MATH-500", "gsm8k": "GSM8K", "aime24": "AIME 2024", "aime25
 #: Longest reference solution shown on a sheet (characters; longer ones are cut with a mark).
 MAX_REFERENCE_CHARS = 3500
 ANSWER_FILES = ("answers_precision.jsonl", "answers_recall.jsonl")
+#: What every sheet row holds (``sample`` rows add ``node``).
+SHEET_KEYS = ("benchmark", "record", "problem", "answer", "reference_solution", "nodes")
 CARD_START = "<!-- audit:start (written by benchmarks/node_audit.py report --card) -->"
 CARD_END = "<!-- audit:end -->"
 
@@ -200,8 +202,8 @@ def write_sheets(node_rows: list[dict], record_rows: list[dict], out_dir: Path) 
     return counts
 
 
-def _answer_lines(path: Path, want: int) -> list[dict]:
-    """The JSON objects of an answer file, one per non-blank line, exactly ``want`` of them."""
+def _answer_lines(path: Path, want: int) -> list[tuple[int, dict]]:
+    """``(line number, JSON object)`` of an answer file's non-blank lines, exactly ``want`` of them."""
     if not path.is_file():
         raise AnswerError(f"{path}: missing (the reviewer writes it; see BRIEF.md)")
     out = []
@@ -386,6 +388,11 @@ def main(argv: list[str] | None = None) -> int:
             node_rows, record_rows = read_jsonl(Path(args.sheet)), read_jsonl(Path(args.recall_sheet))
         except (OSError, ValueError) as exc:
             parser.error(f"--sheet / --recall-sheet: {exc}")
+        lacking = next((f"{flag}, row {i}: no {key!r}" for flag, rows, keys in (
+            ("--sheet", node_rows, SHEET_KEYS + ("node",)), ("--recall-sheet", record_rows, SHEET_KEYS))
+            for i, row in enumerate(rows, 1) for key in keys if key not in row), None)
+        if lacking:
+            parser.error(f"{lacking} (give the files `sample` and `recall-sample` wrote)")
         if args.command == "sheets":
             counts = write_sheets(node_rows, record_rows, Path(args.out_dir))
             print(f"sheets for {', '.join(f'{name} ({n} items)' for name, n in counts.items())} -> {args.out_dir}")
@@ -393,7 +400,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             n_precision, n_recall = import_answers(node_rows, record_rows, Path(args.answers), args.name,
                                                    Path(args.verdicts))
-        except AnswerError as exc:
+        except (AnswerError, OSError, ValueError) as exc:
             print(f"node_audit import: {exc}; nothing was appended", file=sys.stderr)
             return 2
         print(f"{n_precision} precision and {n_recall} recall verdicts of {args.name!r} -> {args.verdicts}")

@@ -130,3 +130,12 @@ def test_sheets_and_import_name_their_missing_flags(audit, capsys):
     with pytest.raises(SystemExit):
         audit.main(["import", "--sheet", "s.jsonl", "--recall-sheet", "r.jsonl"])
     assert "import needs --answers, --name" in capsys.readouterr().err
+
+
+def test_a_sheet_that_is_no_sample_is_named(audit, tmp_path, capsys):
+    sheet = tmp_path / "sheet.jsonl"
+    sheet.write_text(json.dumps({"benchmark": "gsm8k", "record": "gsm8k/test/1"}) + "\n", encoding="utf-8")
+    with pytest.raises(SystemExit):
+        audit.main(["sheets", "--sheet", str(sheet), "--recall-sheet", str(sheet), "--out-dir", str(tmp_path / "out")])
+    assert "--sheet, row 1: no 'problem'" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
