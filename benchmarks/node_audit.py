@@ -24,7 +24,7 @@ node list holds each (``benchmarks/node_audit/recall.jsonl``: ``{"benchmark", "r
 
 ``sheets`` splits the two samples by benchmark into what one fresh reviewer per benchmark reads:
 ``DIR/<benchmark>/items.md`` (part A, the nodes to label; part B, the records for recall) and
-``DIR/<benchmark>/BRIEF.md`` (the rubric of :data:`RUBRIC`, and the two answer files to write in
+``DIR/<benchmark>/BRIEF.md`` (the rubric, ``RUBRIC``, and the two answer files to write in
 that folder, ``answers_precision.jsonl`` and ``answers_recall.jsonl``). ``import`` checks every
 answer file against its sheet (a line per item, in sheet order, the same record, a label of the
 rubric, key results with a yes/no ``found``) and appends the verdicts under the sample's name
@@ -41,8 +41,8 @@ sample: a sample drawn after the rules that retired judged nodes is the unbiased
 rules were written reading the earlier samples). ``--sample NAME`` scores one sample alone
 (repeat it to pool several).
 
-Rubric: :data:`RUBRIC`, the nodes issue's, in the words the briefs give each reviewer (one label
-per node, of :data:`LABELS`).
+Rubric: ``node_builder.signoff.RUBRIC``, the nodes issue's, in the words the briefs give each
+reviewer (one label per node, of ``LABELS``; the signers label with the same ones).
 """
 
 from __future__ import annotations
@@ -57,24 +57,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from node_builder.signoff import LABELS, RUBRIC  # noqa: E402  (the audit's rubric, which the signers use too)
 from node_builder.stats import write_section  # noqa: E402
 
 DATA = ROOT / "lm_eval_tasks" / "consensusbench" / "data"
 VERDICTS = Path(__file__).resolve().parent / "node_audit"
 SETS = ("math500", "gsm8k", "aime24", "aime25")
-LABELS = ("GOOD", "ROUTE", "RESTATE", "DEFINITION", "ANSWER", "FRAGMENT", "WRONG")
-#: What a reviewer reads for each label (the nodes issue's rubric, as the audit briefs give it).
-RUBRIC = {
-    "GOOD": "a key intermediate result that most correct solutions of this problem state in some form.",
-    "ROUTE": "correct, but a step of one route only; other natural solutions skip it.",
-    "RESTATE": "a given of the problem, or a given substituted into the problem's own definition.",
-    "DEFINITION": "a generic formula or identity, not specific to this problem.",
-    "ANSWER": "the answer itself, or what trivially yields it (its m/n when m+n is asked, the value before a "
-              'final "mod", the answer in another unit or as a percentage, one obvious step away).',
-    "FRAGMENT": "meaningless on its own (a dangling piece, a bare list member, a case label, a fresh parameter), "
-                "or a duplicate of another node of the record.",
-    "WRONG": "false.",
-}
 NAMES = {"math500": "MATH-500", "gsm8k": "GSM8K", "aime24": "AIME 2024", "aime25": "AIME 2025"}
 #: Longest reference solution shown on a sheet (characters; longer ones are cut with a mark).
 MAX_REFERENCE_CHARS = 3500
@@ -223,6 +211,11 @@ def _answer_lines(path: Path, want: int) -> list[tuple[int, dict]]:
     return out
 
 
+def _same_record(where: str, got: dict, want: dict) -> None:
+    if got.get("record") != want["record"]:
+        raise AnswerError(f"{where}: record {got.get('record')!r}, the sheet has {want['record']!r} here")
+
+
 def read_answers(node_rows: list[dict], record_rows: list[dict], answers_dir: Path, sample: str) -> tuple[list, list]:
     """The precision and recall verdicts of the reviewers' answer files, checked against the sheet
     rows (module doc); raises :class:`AnswerError` naming the file and line of the first misfit."""
@@ -235,8 +228,7 @@ def read_answers(node_rows: list[dict], record_rows: list[dict], answers_dir: Pa
         path = Path(answers_dir) / name / ANSWER_FILES[0]
         for want, (number, got) in zip(nodes, _answer_lines(path, len(nodes))):
             where = f"{path}:{number}"
-            if got.get("record") != want["record"]:
-                raise AnswerError(f"{where}: record {got.get('record')!r}, the sheet has {want['record']!r} here")
+            _same_record(where, got, want)
             if got.get("label") not in LABELS:
                 raise AnswerError(f"{where}: label {got.get('label')!r} is none of {', '.join(LABELS)}")
             precision.append({"benchmark": name, "record": want["record"], "node": want["node"],
@@ -244,8 +236,7 @@ def read_answers(node_rows: list[dict], record_rows: list[dict], answers_dir: Pa
         path = Path(answers_dir) / name / ANSWER_FILES[1]
         for want, (number, got) in zip(records_, _answer_lines(path, len(records_))):
             where = f"{path}:{number}"
-            if got.get("record") != want["record"]:
-                raise AnswerError(f"{where}: record {got.get('record')!r}, the sheet has {want['record']!r} here")
+            _same_record(where, got, want)
             keys = got.get("key_results")
             if not isinstance(keys, list) or not all(isinstance(k, dict) and isinstance(k.get("result"), str)
                                                      and isinstance(k.get("found"), bool) for k in keys):
@@ -324,13 +315,12 @@ def _pct(value) -> str:
 
 
 def card_section(result: dict) -> str:
-    names = {"math500": "MATH-500", "gsm8k": "GSM8K", "aime24": "AIME 2024", "aime25": "AIME 2025"}
     lines = ["| benchmark | nodes judged | GOOD | GOOD+ROUTE | " + " | ".join(LABELS[1:]) + " | recall (key results found) |",
              "|---|---:|---:|---:|" + "---:|" * (len(LABELS) - 1) + "---|"]
     for name in SETS:
         r = result[name]
         other = " | ".join(str(r["labels"][label]) for label in LABELS[1:])
-        lines.append(f"| {names[name]} | {r['nodes']} | **{_pct(r['good_pct'])}** | {_pct(r['good_route_pct'])} | {other} | "
+        lines.append(f"| {NAMES[name]} | {r['nodes']} | **{_pct(r['good_pct'])}** | {_pct(r['good_route_pct'])} | {other} | "
                      f"**{_pct(r['recall_pct'])}** ({r['key_results']} key results of {r['records']} records) |")
     kinds = sorted({kind for name in SETS for kind in result[name]["by_kind"]})
     lines += ["", "GOOD / GOOD+ROUTE of the judged nodes by node kind (judged nodes in brackets):", "",
@@ -340,10 +330,10 @@ def card_section(result: dict) -> str:
         for kind in kinds:
             k = result[name]["by_kind"].get(kind)
             cells.append(f"{k['good']} / {k['good_route']} ({k['nodes']})" if k else "–")
-        lines.append(f"| {names[name]} | " + " | ".join(cells) + " |")
+        lines.append(f"| {NAMES[name]} | " + " | ".join(cells) + " |")
     samples = sorted({s for name in SETS for s in result[name]["by_sample"]}, key=lambda s: (len(s), s))
     lines += ["", "GOOD by sample (judged nodes still shipped in brackets):", "",
-              "| sample | " + " | ".join(names[name] for name in SETS) + " |", "|---|" + "---:|" * len(SETS)]
+              "| sample | " + " | ".join(NAMES[name] for name in SETS) + " |", "|---|" + "---:|" * len(SETS)]
     for s in samples:
         cells = []
         for name in SETS:
@@ -353,7 +343,7 @@ def card_section(result: dict) -> str:
     retired = {name: result[name]["retired"] for name in SETS if result[name]["retired"]}
     if retired:
         lines += ["", "Judged nodes no longer shipped (removed by later rules; left out above): " + "; ".join(
-            f"{names[name]} {sum(c.values())} ({', '.join(f'{k} {v}' for k, v in c.items())})"
+            f"{NAMES[name]} {sum(c.values())} ({', '.join(f'{k} {v}' for k, v in c.items())})"
             for name, c in retired.items()) + "."]
     return "\n".join(lines)
 

@@ -76,6 +76,19 @@ FRAGMENT = "FRAGMENT"
 ROUTE = "ROUTE"
 #: The audit's rubric (issue #23): only GOOD is signed.
 LABELS = ("GOOD", "ROUTE", "RESTATE", "DEFINITION", "ANSWER", "FRAGMENT", "WRONG")
+#: What a reviewer reads for each label (the nodes issue's rubric, as the audit briefs give it:
+#: ``benchmarks/node_audit.py sheets``).
+RUBRIC = {
+    "GOOD": "a key intermediate result that most correct solutions of this problem state in some form.",
+    "ROUTE": "correct, but a step of one route only; other natural solutions skip it.",
+    "RESTATE": "a given of the problem, or a given substituted into the problem's own definition.",
+    "DEFINITION": "a generic formula or identity, not specific to this problem.",
+    "ANSWER": "the answer itself, or what trivially yields it (its m/n when m+n is asked, the value before a "
+              'final "mod", the answer in another unit or as a percentage, one obvious step away).',
+    "FRAGMENT": "meaningless on its own (a dangling piece, a bare list member, a case label, a fresh parameter), "
+                "or a duplicate of another node of the record.",
+    "WRONG": "false.",
+}
 #: One-letter codes of the answer lines.
 CODES = {"G": "GOOD", "R": "ROUTE", "S": "RESTATE", "D": "DEFINITION", "A": "ANSWER", "F": "FRAGMENT", "W": "WRONG"}
 #: Candidates shown per problem (the most shared).
